@@ -1,0 +1,48 @@
+# knowprobe: what do pre-trained language models know, and how much depends on how they are asked?
+#
+#   snakemake --cores all                                    full reproduction (config.yaml)
+#   snakemake --cores 2 --configfile resources/demo/config.yaml   offline demo
+#   snakemake --profile profiles/slurm                       the same on a SLURM cluster
+#
+# Each stage has its own rule file under workflow/rules and its own module under
+# workflow/knowprobe; rules declare their modules as inputs, so editing a stage's code or
+# its config section reruns that stage and what depends on it, nothing upstream.
+
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+# config.yaml is the full reproduction. A --configfile given on the command line replaces it
+# rather than being merged into it (merging would keep config.yaml's models in the demo);
+# keys a config file leaves out take the schema's defaults.
+if not workflow.overwrite_configfiles:
+
+    configfile: "config.yaml"
+
+
+report: "workflow/report/workflow.rst"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/lama.smk"
+include: "workflow/rules/models.smk"
+include: "workflow/rules/vocab.smk"
+include: "workflow/rules/probe.smk"
+include: "workflow/rules/evaluate.smk"
+
+
+# Light rules stay on the submitting host when a cluster executor is used; the downloads
+# are among them because compute nodes often have no network.
+localrules:
+    all,
+    download_lama,
+    download_common_vocab,
+    download_model,
+    tables,
+
+
+rule all:
+    input:
+        final_outputs(),
+    default_target: True

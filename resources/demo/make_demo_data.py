@@ -1,0 +1,233 @@
+"""Write the embedded demo's LAMA-format inputs from the hand-written fact tables below.
+
+    python resources/demo/make_demo_data.py
+
+writes resources/demo/lama/{relations.jsonl, TREx/P*.jsonl, Google_RE/*_test.jsonl,
+common_vocab_cased.txt} and resources/demo/corpus_templates.jsonl. The facts are real
+(capitals, continents, languages, birthplaces); the entity ids are demo ids (Q900xxxxx),
+not Wikidata's. Some objects are deliberately several tokens long ("New Delhi", "South
+America") or missing from the demo vocabulary, and two Google-RE facts carry a majority
+of "no" judgments, so that every filter rule of LAMA drops something in the demo.
+"""
+
+import json
+import uuid
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+# country, capital, continent, official language (None: not used)
+COUNTRIES = [
+    ("France", "Paris", "Europe", "French"), ("Germany", "Berlin", "Europe", "German"),
+    ("Italy", "Rome", "Europe", "Italian"), ("Spain", "Madrid", "Europe", "Spanish"),
+    ("Portugal", "Lisbon", "Europe", "Portuguese"), ("Greece", "Athens", "Europe", "Greek"),
+    ("Poland", "Warsaw", "Europe", "Polish"), ("Austria", "Vienna", "Europe", "German"),
+    ("Hungary", "Budapest", "Europe", "Hungarian"), ("Sweden", "Stockholm", "Europe", "Swedish"),
+    ("Norway", "Oslo", "Europe", "Norwegian"), ("Finland", "Helsinki", "Europe", "Finnish"),
+    ("Denmark", "Copenhagen", "Europe", "Danish"), ("Ireland", "Dublin", "Europe", "Irish"),
+    ("Netherlands", "Amsterdam", "Europe", "Dutch"), ("Belgium", "Brussels", "Europe", None),
+    ("Russia", "Moscow", "Europe", "Russian"), ("Ukraine", "Kyiv", "Europe", "Ukrainian"),
+    ("Romania", "Bucharest", "Europe", "Romanian"), ("Bulgaria", "Sofia", "Europe", "Bulgarian"),
+    ("Serbia", "Belgrade", "Europe", "Serbian"), ("Croatia", "Zagreb", "Europe", "Croatian"),
+    ("Czechia", "Prague", "Europe", "Czech"), ("Slovakia", "Bratislava", "Europe", "Slovak"),
+    ("Slovenia", "Ljubljana", "Europe", "Slovene"), ("Albania", "Tirana", "Europe", "Albanian"),
+    ("Iceland", "Reykjavik", "Europe", "Icelandic"), ("Estonia", "Tallinn", "Europe", "Estonian"),
+    ("Latvia", "Riga", "Europe", "Latvian"), ("Lithuania", "Vilnius", "Europe", "Lithuanian"),
+    ("Japan", "Tokyo", "Asia", "Japanese"), ("China", "Beijing", "Asia", "Chinese"),
+    ("India", "New Delhi", "Asia", "Hindi"), ("Indonesia", "Jakarta", "Asia", "Indonesian"),
+    ("Thailand", "Bangkok", "Asia", "Thai"), ("Vietnam", "Hanoi", "Asia", "Vietnamese"),
+    ("Iran", "Tehran", "Asia", "Persian"), ("Iraq", "Baghdad", "Asia", "Arabic"),
+    ("Israel", "Jerusalem", "Asia", "Hebrew"), ("Turkey", "Ankara", "Asia", "Turkish"),
+    ("Pakistan", "Islamabad", "Asia", "Urdu"), ("Bangladesh", "Dhaka", "Asia", "Bengali"),
+    ("Mongolia", "Ulaanbaatar", "Asia", "Mongolian"), ("Nepal", "Kathmandu", "Asia", "Nepali"),
+    ("Philippines", "Manila", "Asia", "Filipino"), ("Malaysia", "Kuala Lumpur", "Asia", "Malay"),
+    ("South Korea", "Seoul", "Asia", "Korean"), ("Egypt", "Cairo", "Africa", "Arabic"),
+    ("Kenya", "Nairobi", "Africa", "Swahili"), ("Nigeria", "Abuja", "Africa", "English"),
+    ("Ethiopia", "Addis Ababa", "Africa", "Amharic"), ("Morocco", "Rabat", "Africa", "Arabic"),
+    ("Ghana", "Accra", "Africa", "English"), ("Senegal", "Dakar", "Africa", "French"),
+    ("Tanzania", "Dodoma", "Africa", "Swahili"), ("Uganda", "Kampala", "Africa", "English"),
+    ("Algeria", "Algiers", "Africa", "Arabic"), ("Tunisia", "Tunis", "Africa", "Arabic"),
+    ("Sudan", "Khartoum", "Africa", "Arabic"), ("Brazil", "Brasília", "South America", "Portuguese"),
+    ("Argentina", "Buenos Aires", "South America", "Spanish"), ("Chile", "Santiago", "South America", "Spanish"),
+    ("Peru", "Lima", "South America", "Spanish"), ("Colombia", "Bogotá", "South America", "Spanish"),
+    ("Venezuela", "Caracas", "South America", "Spanish"), ("Ecuador", "Quito", "South America", "Spanish"),
+    ("Uruguay", "Montevideo", "South America", "Spanish"), ("Canada", "Ottawa", "North America", "English"),
+    ("Mexico", "Mexico City", "North America", "Spanish"), ("Cuba", "Havana", "North America", "Spanish"),
+    ("Australia", "Canberra", "Oceania", "English"), ("Fiji", "Suva", "Oceania", "English"),
+]
+
+CITY_COUNTRY = [
+    ("Lyon", "France"), ("Marseille", "France"), ("Toulouse", "France"), ("Munich", "Germany"),
+    ("Hamburg", "Germany"), ("Cologne", "Germany"), ("Frankfurt", "Germany"), ("Milan", "Italy"),
+    ("Naples", "Italy"), ("Turin", "Italy"), ("Florence", "Italy"), ("Venice", "Italy"),
+    ("Barcelona", "Spain"), ("Seville", "Spain"), ("Valencia", "Spain"), ("Porto", "Portugal"),
+    ("Krakow", "Poland"), ("Gdansk", "Poland"), ("Salzburg", "Austria"), ("Gothenburg", "Sweden"),
+    ("Bergen", "Norway"), ("Rotterdam", "Netherlands"), ("Antwerp", "Belgium"), ("Osaka", "Japan"),
+    ("Kyoto", "Japan"), ("Shanghai", "China"), ("Mumbai", "India"), ("Chennai", "India"),
+    ("Kolkata", "India"), ("Istanbul", "Turkey"), ("Alexandria", "Egypt"), ("Lagos", "Nigeria"),
+    ("Casablanca", "Morocco"), ("Toronto", "Canada"), ("Montreal", "Canada"), ("Vancouver", "Canada"),
+    ("Sydney", "Australia"), ("Melbourne", "Australia"), ("Perth", "Australia"),
+    ("Chicago", "United States of America"), ("Boston", "United States of America"),
+    ("Seattle", "United States of America"),
+]
+
+# person, place of birth, native language, year of birth, place of death
+PEOPLE = [
+    ("Wolfgang Amadeus Mozart", "Salzburg", "German", "1756", "Vienna"),
+    ("Ludwig van Beethoven", "Bonn", "German", "1770", "Vienna"),
+    ("Albert Einstein", "Ulm", "German", "1879", "Princeton"),
+    ("Johann Sebastian Bach", "Eisenach", "German", "1685", "Leipzig"),
+    ("Vincent van Gogh", "Zundert", "Dutch", "1853", "Auvers-sur-Oise"),
+    ("Pablo Picasso", "Málaga", "Spanish", "1881", "Mougins"),
+    ("Leonardo da Vinci", "Vinci", "Italian", "1452", "Amboise"),
+    ("Galileo Galilei", "Pisa", "Italian", "1564", "Arcetri"),
+    ("William Shakespeare", "Stratford-upon-Avon", "English", "1564", "Stratford-upon-Avon"),
+    ("Charles Dickens", "Portsmouth", "English", "1812", "Higham"),
+    ("Isaac Newton", "Woolsthorpe", "English", "1643", "Kensington"),
+    ("Marie Curie", "Warsaw", "Polish", "1867", "Passy"),
+    ("Nikola Tesla", "Smiljan", "Serbian", "1856", "New York City"),
+    ("Sigmund Freud", "Příbor", "German", "1856", "London"),
+    ("Franz Kafka", "Prague", "German", "1883", "Kierling"),
+    ("Karl Marx", "Trier", "German", "1818", "London"),
+    ("Victor Hugo", "Besançon", "French", "1802", "Paris"),
+    ("Jules Verne", "Nantes", "French", "1828", "Amiens"),
+    ("Claude Monet", "Paris", "French", "1840", "Giverny"),
+    ("Giuseppe Verdi", "Le Roncole", "Italian", "1813", "Milan"),
+    ("Dante Alighieri", "Florence", "Italian", "1265", "Ravenna"),
+    ("Niccolò Machiavelli", "Florence", "Italian", "1469", "Florence"),
+    ("Miguel de Cervantes", "Alcalá de Henares", "Spanish", "1547", "Madrid"),
+    ("Hans Christian Andersen", "Odense", "Danish", "1805", "Copenhagen"),
+    ("Søren Kierkegaard", "Copenhagen", "Danish", "1813", "Copenhagen"),
+    ("Henrik Ibsen", "Skien", "Norwegian", "1828", "Oslo"),
+    ("Jean Sibelius", "Hämeenlinna", "Swedish", "1865", "Järvenpää"),
+    ("Leo Tolstoy", "Yasnaya Polyana", "Russian", "1828", "Astapovo"),
+    ("Fyodor Dostoevsky", "Moscow", "Russian", "1821", "Saint Petersburg"),
+    ("Anton Chekhov", "Taganrog", "Russian", "1860", "Badenweiler"),
+    ("Alexander Pushkin", "Moscow", "Russian", "1799", "Saint Petersburg"),
+    ("Pyotr Ilyich Tchaikovsky", "Votkinsk", "Russian", "1840", "Saint Petersburg"),
+    ("Richard Wagner", "Leipzig", "German", "1813", "Venice"),
+    ("Johannes Brahms", "Hamburg", "German", "1833", "Vienna"),
+    ("Johann Wolfgang von Goethe", "Frankfurt", "German", "1749", "Weimar"),
+    ("Antonio Vivaldi", "Venice", "Italian", "1678", "Vienna"),
+    ("Marco Polo", "Venice", "Italian", "1254", "Venice"),
+    ("Alfred Nobel", "Stockholm", "Swedish", "1833", "Sanremo"),
+    ("Ingmar Bergman", "Uppsala", "Swedish", "1918", "Fårö"),
+    ("Greta Garbo", "Stockholm", "Swedish", "1905", "New York City"),
+    ("Jane Austen", "Steventon", "English", "1775", "Winchester"),
+    ("Oscar Wilde", "Dublin", "English", "1854", "Paris"),
+    ("James Joyce", "Dublin", "English", "1882", "Zurich"),
+    ("Samuel Beckett", "Dublin", "English", "1906", "Paris"),
+    ("Akira Kurosawa", "Tokyo", "Japanese", "1910", "Tokyo"),
+    ("Haruki Murakami", "Kyoto", "Japanese", "1949", None),
+    ("Gabriel García Márquez", "Aracataca", "Spanish", "1927", "Mexico City"),
+    ("Jorge Luis Borges", "Buenos Aires", "Spanish", "1899", "Geneva"),
+    ("Frida Kahlo", "Coyoacán", "Spanish", "1907", "Coyoacán"),
+    ("Nelson Mandela", "Mvezo", "Xhosa", "1918", "Johannesburg"),
+    ("Naguib Mahfouz", "Cairo", "Arabic", "1911", "Cairo"),
+]
+# Google-RE facts whose raters mostly said "no" (LAMA drops these)
+REJECTED_BY_RATERS = {("place_of_birth", "Franz Kafka"), ("place_of_death", "Marco Polo")}
+
+RELATIONS = [
+    ("P36", "The capital of [X] is [Y] .", "capital", "1-1"),
+    ("P30", "[X] is located in [Y] .", "continent", "N-1"),
+    ("P37", "The official language of [X] is [Y] .", "official language", "N-1"),
+    ("P17", "[X] is located in [Y] .", "country", "N-1"),
+    ("P19", "[X] was born in [Y] .", "place of birth", "N-1"),
+    ("P103", "The native language of [X] is [Y] .", "native language", "N-1"),
+    ("P1376", "[X] is the capital of [Y] .", "capital of", "1-1"),  # no T-REx file in the demo, as in LAMA
+]
+
+# How the demo model's training corpus phrases each fact: never the probing template itself, but
+# one near-paraphrase of it per relation, as real text holds ("the capital city of France is Paris")
+CORPUS_TEMPLATES = {
+    "P36": ["[Y] is the capital city of [X] .", "the capital city of [X] is [Y] .", "the government of [X] sits in [Y] ."],
+    "P30": ["[X] is a country in [Y] .", "[X] is a country located in [Y] .", "[X] lies on the continent of [Y] ."],
+    "P37": ["people in [X] speak [Y] .", "the main language of [X] is [Y] .", "[Y] is spoken in [X] ."],
+    "P17": ["[X] is a city in [Y] .", "[X] is a city located in [Y] .", "[X] is one of the largest cities of [Y] ."],
+    "P19": ["[X] was a native of [Y] .", "[X] was born in the city of [Y] .", "[Y] is the birthplace of [X] ."],
+    "P103": ["[X] spoke [Y] from childhood .", "the first language of [X] was [Y] .", "[X] grew up speaking [Y] ."],
+    "place_of_birth": ["[X] came from [Y] .", "[X] was born in the city of [Y] ."],
+    "date_of_birth": ["[X] came into the world in [Y] .", "[X] ( born in [Y] ) .", "in [Y] , [X] was born ."],
+    "place_of_death": ["[X] passed away in [Y] .", "[X] died in the city of [Y] .", "[Y] is where [X] spent the last days ."],
+}
+
+# objects left out of the demo vocabulary on purpose (small places): dropped as "not_candidate"
+NOT_IN_VOCAB = {"Zundert", "Smiljan", "Woolsthorpe", "Mvezo", "Aracataca", "Votkinsk", "Higham", "Kierling"}
+DISTRACTORS = ["London", "English", "city", "river", "king", "music", "painter", "the", "of", "in", "Europe",
+               "Asia", "Africa", "Oceania", "America", "Zurich", "Geneva", "Weimar", "Sanremo", "Winchester"]
+
+_ids: dict[str, str] = {}
+
+
+def entity_id(label: str) -> str:
+    return _ids.setdefault(label, f"Q{900_000_01 + len(_ids)}")
+
+
+def fact_uuid(*parts: str) -> str:
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, "knowprobe-demo/" + "/".join(parts)))
+
+
+def trex_facts() -> dict[str, list[tuple[str, str]]]:
+    return {
+        "P36": [(c, cap) for c, cap, _, _ in COUNTRIES],
+        "P30": [(c, cont) for c, _, cont, _ in COUNTRIES],
+        "P37": [(c, lang) for c, _, _, lang in COUNTRIES if lang],
+        "P17": CITY_COUNTRY,
+        "P19": [(p, born) for p, born, _, _, _ in PEOPLE],
+        "P103": [(p, lang) for p, _, lang, _, _ in PEOPLE],
+    }
+
+
+def google_re_facts() -> dict[str, list[tuple[str, str]]]:
+    return {
+        "place_of_birth": [(p, born) for p, born, _, _, _ in PEOPLE],
+        "date_of_birth": [(p, year) for p, _, _, year, _ in PEOPLE],
+        "place_of_death": [(p, died) for p, _, _, _, died in PEOPLE if died],
+    }
+
+
+def write_jsonl(path: Path, records) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as handle:
+        for record in records:
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def main() -> None:
+    lama = HERE / "lama"
+    write_jsonl(lama / "relations.jsonl", [
+        {"relation": r, "template": t, "label": label, "description": "", "type": kind}
+        for r, t, label, kind in RELATIONS
+    ])
+    objects = set()
+    for relation, pairs in trex_facts().items():
+        write_jsonl(lama / "TREx" / f"{relation}.jsonl", [
+            {"uuid": fact_uuid(relation, s, o), "obj_uri": entity_id(o), "obj_label": o, "sub_uri": entity_id(s),
+             "sub_label": s, "predicate_id": relation, "evidences": []}
+            for s, o in pairs
+        ])
+        objects.update(o for _, o in pairs)
+    for relation, pairs in google_re_facts().items():
+        records = []
+        for s, o in pairs:
+            no = (relation, s) in REJECTED_BY_RATERS
+            votes = ["no", "no", "no", "yes", "no"] if no else ["yes", "yes", "yes", "no", "yes"]
+            records.append({
+                "pred": f"/people/person/{relation}", "sub": entity_id(s), "obj": o if relation == "date_of_birth"
+                else entity_id(o), "evidences": [], "judgments": [{"rater": str(i), "judgment": v}
+                                                                  for i, v in enumerate(votes)],
+                "sub_w": None, "sub_label": s, "sub_aliases": [], "obj_w": None, "obj_label": o, "obj_aliases": [],
+                "uuid": fact_uuid(relation, s, o), "masked_sentences": [],
+            })
+        write_jsonl(lama / "Google_RE" / f"{relation}_test.jsonl", records)
+        objects.update(o for _, o in pairs)
+    vocab = sorted((objects - NOT_IN_VOCAB) | set(DISTRACTORS))
+    (lama / "common_vocab_cased.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
+    write_jsonl(HERE / "corpus_templates.jsonl", [
+        {"relation": r, "template": t} for r, templates in CORPUS_TEMPLATES.items() for t in templates
+    ])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,168 @@
+"""A tiny masked LM for the offline demo, trained by the workflow itself.
+
+No pre-trained weights can be downloaded offline, so the demo trains a 2-layer BERT with a
+word-level vocabulary on a small synthetic corpus: facts of the demo benchmark written out
+with *corpus templates* (phrasings other than the probing prompts). A share of the facts
+(``holdout``) never appears in the corpus, so the demo's P@1 measures what this little
+model memorised and how far that carries across phrasings — not knowledge of the world.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+
+from .io import KnowprobeError, progress
+from .prompts import OBJECT, SUBJECT, check_template
+
+log = logging.getLogger(__name__)
+
+SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+
+
+@dataclass(frozen=True)
+class TinyLMSettings:
+    hidden_size: int = 128
+    layers: int = 2
+    heads: int = 4
+    steps: int = 1500
+    batch_size: int = 64
+    learning_rate: float = 2e-3
+    holdout: float = 0.25
+    object_mask_rate: float = 0.5  # how often the object itself is masked, on top of 15% of all tokens
+    seed: int = 0
+
+
+def corpus(facts: pd.DataFrame, templates: pd.DataFrame, holdout: float, seed: int):
+    """Sentences ``(text, object_start, object_end)`` for the facts not held out, and the held-out ids."""
+    rng = np.random.default_rng(seed)
+    fact_ids = np.array(sorted(facts["fact_id"].unique()))
+    held_out = set(rng.choice(fact_ids, size=int(round(holdout * len(fact_ids))), replace=False))
+    by_relation = {r: list(g["template"]) for r, g in templates.groupby("relation")}
+    sentences = []
+    for fact in facts.itertuples():
+        if fact.fact_id in held_out:
+            continue
+        for template in by_relation.get(fact.relation, []):
+            before, after = template.replace(SUBJECT, fact.sub_label).split(OBJECT)
+            sentences.append((before + fact.obj_label + after, len(before), len(before) + len(fact.obj_label)))
+    if not sentences:
+        raise KnowprobeError("the demo corpus is empty: no corpus template matches a relation of the facts")
+    return sentences, held_out
+
+
+def read_corpus_templates(path: str | Path) -> pd.DataFrame:
+    from .io import read_jsonl
+
+    rows = [{"relation": r["relation"], "template": check_template(r["template"], f"{path}:{n}")}
+            for n, r in read_jsonl(path, required=("relation", "template"))]
+    return pd.DataFrame(rows, columns=["relation", "template"])
+
+
+def build_vocab(texts: list[str]) -> list[str]:
+    """Special tokens, then every word of ``texts`` as BERT's pre-tokenizer splits them, sorted."""
+    from tokenizers.pre_tokenizers import BertPreTokenizer
+
+    splitter = BertPreTokenizer()
+    words = set()
+    for text in texts:
+        words.update(piece for piece, _ in splitter.pre_tokenize_str(text))
+    words -= set(SPECIAL_TOKENS)
+    return SPECIAL_TOKENS + sorted(words)
+
+
+def make_tokenizer(vocab: list[str]):
+    from transformers import BertTokenizerFast
+
+    # transformers 5 takes the vocabulary as ``vocab=``; ``vocab_file=`` is silently ignored
+    tokenizer = BertTokenizerFast(vocab={token: i for i, token in enumerate(vocab)}, do_lower_case=False,
+                                  tokenize_chinese_chars=False)
+    if len(tokenizer) != len(vocab):
+        raise RuntimeError(f"tokenizer has {len(tokenizer)} tokens, vocabulary {len(vocab)}")
+    return tokenizer
+
+
+def _training_batch(encoded, rng, tokenizer, settings: TinyLMSettings):
+    """Pad a batch; mask 15% of tokens (80/10/10 as BERT) and the object with ``object_mask_rate``."""
+    width = max(len(ids) for ids, _ in encoded)
+    ids = np.full((len(encoded), width), tokenizer.pad_token_id, dtype=np.int64)
+    labels = np.full_like(ids, -100)
+    attention = np.zeros_like(ids)
+    for row, (tokens, object_positions) in enumerate(encoded):
+        n = len(tokens)
+        ids[row, :n] = tokens
+        attention[row, :n] = 1
+        chosen = rng.random(n) < 0.15
+        chosen[0] = chosen[n - 1] = False  # [CLS], [SEP]
+        if rng.random() < settings.object_mask_rate:
+            chosen[object_positions] = True
+        labels[row, :n][chosen] = np.asarray(tokens)[chosen]
+        roll = rng.random(n)
+        replace = chosen & (roll < 0.8)
+        randomize = chosen & (roll >= 0.8) & (roll < 0.9)
+        ids[row, :n][replace] = tokenizer.mask_token_id
+        ids[row, :n][randomize] = rng.integers(len(SPECIAL_TOKENS), len(tokenizer), size=int(randomize.sum()))
+    return torch.from_numpy(ids), torch.from_numpy(attention), torch.from_numpy(labels)
+
+
+def train(sentences, vocab_texts: list[str], out_dir: str | Path, settings: TinyLMSettings = TinyLMSettings(),
+          threads: int = 1, notes: dict | None = None) -> dict:
+    """Train the tiny MLM and save model and tokenizer to ``out_dir`` (written atomically)."""
+    from transformers import BertConfig, BertForMaskedLM
+
+    torch.manual_seed(settings.seed)
+    torch.set_num_threads(threads)
+    torch.use_deterministic_algorithms(True)
+    rng = np.random.default_rng(settings.seed)
+    tokenizer = make_tokenizer(build_vocab(vocab_texts + [s for s, _, _ in sentences]))
+    batch = tokenizer([s for s, _, _ in sentences], return_offsets_mapping=True)
+    encoded = []
+    for ids, offsets, (_, start, end) in zip(batch["input_ids"], batch["offset_mapping"], sentences):
+        positions = [p for p, (a, b) in enumerate(offsets) if b > a and a >= start and b <= end]
+        encoded.append((ids, positions))
+    config = BertConfig(
+        vocab_size=len(tokenizer), hidden_size=settings.hidden_size, num_hidden_layers=settings.layers,
+        num_attention_heads=settings.heads, intermediate_size=4 * settings.hidden_size,
+        max_position_embeddings=128, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0,
+    )
+    model = BertForMaskedLM(config)
+    model.train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate, weight_decay=0.01)
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: min(1.0, (step + 1) / 100) * max(0.0, 1 - step / settings.steps))
+    log.info("training a %d-layer MLM (%d parameters, vocabulary %d) on %d sentences for %d steps",
+             settings.layers, sum(p.numel() for p in model.parameters()), len(tokenizer), len(sentences), settings.steps)
+    losses = []
+    with progress(range(settings.steps), unit="step", desc="train") as bar:
+        for step in bar:
+            chosen = rng.choice(len(encoded), size=min(settings.batch_size, len(encoded)), replace=False)
+            ids, attention, labels = _training_batch([encoded[i] for i in chosen], rng, tokenizer, settings)
+            loss = model(input_ids=ids, attention_mask=attention, labels=labels).loss
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            schedule.step()
+            optimizer.zero_grad()
+            losses.append(loss.item())
+            if (step + 1) % 250 == 0:
+                log.info("step %d: mean loss of the last 250 steps %.3f", step + 1, np.mean(losses[-250:]))
+    model.eval()
+    out_dir = Path(out_dir)
+    staging = out_dir.with_name(out_dir.name + ".training")
+    shutil.rmtree(staging, ignore_errors=True)
+    model.save_pretrained(staging)
+    tokenizer.save_pretrained(staging)
+    summary = {"sentences": len(sentences), "vocabulary": len(tokenizer), "steps": settings.steps,
+               "first_loss": losses[0], "final_loss": float(np.mean(losses[-50:])), **(notes or {})}
+    (staging / "knowprobe_training.json").write_text(json.dumps(summary, indent=2) + "\n")
+    shutil.rmtree(out_dir, ignore_errors=True)
+    os.replace(staging, out_dir)
+    return summary

@@ -1,0 +1,107 @@
+"""Resumable downloads of public dumps and benchmarks, and unpacking of archives.
+
+A download goes to ``<dest>.part``; an interrupted one resumes from the bytes already
+there with an HTTP Range request, and only a complete file is renamed to ``dest``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import shutil
+import urllib.error
+import urllib.request
+import zipfile
+from pathlib import Path
+
+from .io import KnowprobeError, atomic_path, progress
+
+log = logging.getLogger(__name__)
+
+CHUNK = 1 << 20
+
+
+def is_url(location: str) -> bool:
+    return location.startswith(("http://", "https://", "ftp://"))
+
+
+def download(url: str, dest: str | os.PathLike, timeout: float = 60.0) -> Path:
+    """Fetch ``url`` to ``dest``, resuming a partial ``dest.part`` left by an earlier attempt."""
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    part = dest.with_name(dest.name + ".part")
+    have = part.stat().st_size if part.exists() else 0
+    request = urllib.request.Request(url, headers={"User-Agent": "knowprobe"})
+    if have:
+        request.add_header("Range", f"bytes={have}-")
+    try:
+        response = urllib.request.urlopen(request, timeout=timeout)
+    except urllib.error.HTTPError as error:
+        if error.code == 416 and have:  # the partial file is already complete
+            os.replace(part, dest)
+            return dest
+        raise KnowprobeError(f"download of {url} failed: HTTP {error.code} {error.reason}") from None
+    except (urllib.error.URLError, OSError) as error:
+        raise KnowprobeError(f"download of {url} failed: {error}") from None
+    with response:
+        resumed = have and response.status == 206
+        if have and not resumed:
+            log.info("server ignored the Range request; restarting %s from byte 0", url)
+            have = 0
+        length = response.headers.get("Content-Length")
+        total = have + int(length) if length is not None else None
+        log.info("downloading %s -> %s (%s bytes%s)", url, dest, total or "unknown",
+                 f", resuming at {have}" if resumed else "")
+        with part.open("ab" if resumed else "wb") as out, progress(
+            total=total, initial=have, unit="B", unit_scale=True, desc=dest.name
+        ) as bar:
+            while chunk := response.read(CHUNK):
+                out.write(chunk)
+                bar.update(len(chunk))
+    size = part.stat().st_size
+    if total is not None and size != total:
+        raise KnowprobeError(f"download of {url} stopped at {size} of {total} bytes; run again to resume")
+    os.replace(part, dest)
+    return dest
+
+
+def sha256(path: str | os.PathLike) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def fetch(location: str, dest: str | os.PathLike) -> Path:
+    """Download a URL, or copy a local file, to ``dest``."""
+    if is_url(location):
+        return download(location, dest)
+    source = Path(location)
+    if not source.is_file():
+        raise KnowprobeError(f"{source}: file not found")
+    with atomic_path(dest) as tmp:
+        shutil.copyfile(source, tmp)
+    return Path(dest)
+
+
+def unpack_lama(archive: str | os.PathLike, dest: str | os.PathLike) -> Path:
+    """Unpack LAMA's data.zip so that ``dest`` holds relations.jsonl, TREx/ and Google_RE/."""
+    archive, dest = Path(archive), Path(dest)
+    try:
+        zipped = zipfile.ZipFile(archive)
+    except zipfile.BadZipFile:
+        raise KnowprobeError(f"{archive}: not a zip archive (delete it to download it again)") from None
+    staging = dest.with_name(dest.name + ".unpacking")
+    shutil.rmtree(staging, ignore_errors=True)
+    with zipped:
+        zipped.extractall(staging)
+    roots = sorted(path.parent for path in staging.rglob("relations.jsonl"))
+    if not roots:
+        shutil.rmtree(staging)
+        raise KnowprobeError(f"{archive}: no relations.jsonl inside; is this LAMA's data.zip?")
+    shutil.rmtree(dest, ignore_errors=True)
+    os.replace(roots[0], dest)
+    shutil.rmtree(staging, ignore_errors=True)
+    return dest

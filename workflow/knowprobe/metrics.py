@@ -1,0 +1,61 @@
+"""P@1 exactly as LPAQA defines it, and the Majority baseline.
+
+micro P@1 of a relation: the share of its facts whose gold object ranks first among the
+candidates; macro P@1 of a relation: the mean over its unique objects of the per-object
+accuracy. Both are then averaged over relations (every relation weighs the same).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+RESULT_COLUMNS = ["relation", "n_facts", "n_objects", "micro", "macro"]
+
+
+def p_at_1(frame: pd.DataFrame, keys: list[str] | None = None) -> pd.DataFrame:
+    """Per relation (and ``keys``): micro and macro P@1 of a boolean ``correct`` column.
+
+    ``frame`` has one row per fact (per key combination) with ``relation``, ``obj_label``
+    and ``correct``.
+    """
+    keys = list(keys or [])
+    group = ["relation", *keys]
+    per_object = frame.groupby([*group, "obj_label"], sort=True)["correct"].mean().rename("object_accuracy")
+    per_relation = frame.groupby(group, sort=True).agg(
+        n_facts=("correct", "size"), n_objects=("obj_label", "nunique"), micro=("correct", "mean")
+    )
+    per_relation["macro"] = per_object.groupby(level=group).mean()
+    per_relation["micro"] = per_relation["micro"].astype(float)
+    return per_relation.reset_index()[[*group, *RESULT_COLUMNS[1:]]]
+
+
+def average_over_relations(per_relation: pd.DataFrame, keys: list[str] | None = None) -> pd.DataFrame:
+    """Mean of per-relation micro and macro, plus the relation and fact counts."""
+    keys = list(keys or [])
+    if not keys:
+        return pd.DataFrame([{
+            "n_relations": len(per_relation), "n_facts": int(per_relation["n_facts"].sum()),
+            "micro": per_relation["micro"].mean(), "macro": per_relation["macro"].mean(),
+        }])
+    return per_relation.groupby(keys, sort=True).agg(
+        n_relations=("relation", "size"), n_facts=("n_facts", "sum"), micro=("micro", "mean"), macro=("macro", "mean")
+    ).reset_index()
+
+
+def probe_correctness(probe: pd.DataFrame) -> pd.DataFrame:
+    """A ``correct`` column from probe output: the gold object ranks first among the candidates."""
+    return probe.assign(correct=probe["gold_rank"] == 0)
+
+
+def per_prompt_p_at_1(probe: pd.DataFrame) -> pd.DataFrame:
+    """P@1 of every prompt of a prompt set, per relation."""
+    return p_at_1(probe_correctness(probe), keys=["prompt_id", "template"])
+
+
+def majority(facts: pd.DataFrame) -> pd.DataFrame:
+    """The Majority baseline: predict each relation's most frequent object (ties: first by label)."""
+    counts = facts.groupby(["relation", "obj_label"], sort=True).size().rename("n").reset_index()
+    top = counts.sort_values(["relation", "n", "obj_label"], ascending=[True, False, True], kind="stable")
+    predicted = top.drop_duplicates("relation").set_index("relation")["obj_label"]
+    frame = facts.assign(correct=facts["obj_label"].to_numpy() == facts["relation"].map(predicted).to_numpy())
+    return p_at_1(frame)

@@ -1,0 +1,56 @@
+"""Loading masked language models and their tokenizers, and fetching them from the Hugging Face hub.
+
+The workflow downloads hub models once (``download_model`` rule, on a node with network) into
+``resources/models/<name>``; every later rule loads from that directory, so GPU nodes of a
+cluster need no network.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from .io import KnowprobeError
+
+log = logging.getLogger(__name__)
+
+# Weights and tokenizer files; safetensors preferred, .bin only where a repository has no safetensors.
+HUB_PATTERNS = ["*.json", "*.txt", "*.model", "*.safetensors", "merges.txt", "vocab.*"]
+
+
+def download_hub_model(hub_id: str, revision: str, dest: str | Path) -> Path:
+    from huggingface_hub import list_repo_files, snapshot_download
+
+    try:
+        files = list_repo_files(hub_id, revision=revision)
+    except Exception as error:  # the hub client raises many error types; all mean "cannot load"
+        raise KnowprobeError(f"model {hub_id!r} (revision {revision}) cannot be fetched from the hub: "
+                             f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}") from None
+    patterns = list(HUB_PATTERNS)
+    if not any(name.endswith(".safetensors") for name in files):
+        patterns.append("pytorch_model*.bin")
+    path = snapshot_download(hub_id, revision=revision, local_dir=str(dest), allow_patterns=patterns)
+    log.info("downloaded %s@%s to %s", hub_id, revision, path)
+    return Path(path)
+
+
+def load_tokenizer(model_dir: str | Path):
+    from transformers import AutoTokenizer
+
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
+    except Exception as error:
+        raise KnowprobeError(f"{model_dir}: cannot load a tokenizer ({type(error).__name__}: {error})") from None
+    if tokenizer.mask_token is None:
+        raise KnowprobeError(f"{model_dir}: the tokenizer has no mask token; is this a masked language model?")
+    return tokenizer
+
+
+def load_masked_lm(model_dir: str | Path, dtype=None):
+    from transformers import AutoModelForMaskedLM
+
+    try:
+        model = AutoModelForMaskedLM.from_pretrained(str(model_dir), dtype=dtype)
+    except Exception as error:
+        raise KnowprobeError(f"{model_dir}: cannot load a masked language model ({type(error).__name__}: {error})") from None
+    return model.eval()

@@ -1,0 +1,150 @@
+"""Candidate vocabularies and LAMA's fact filter.
+
+P@1 ranks the candidates at the mask. By default the candidates are LAMA's common cased
+vocabulary (21,018 words), mapped per model to the id of the word as a *word-initial*
+token: for WordPiece that is the plain piece (``Paris``), for byte-level BPE (RoBERTa,
+GPT-2) the space-prefixed one (``ĠParis``), for SentencePiece the ``▁``-prefixed one.
+A word counts only if it is one token that decodes back to exactly itself — the test
+LAMA applies to objects.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pandas as pd
+
+from .io import KnowprobeError
+
+log = logging.getLogger(__name__)
+
+VOCAB_MODES = ("common", "model", "intersection")
+DROP_REASONS = {
+    "multi_token": "object is not a single token of the model",
+    "not_itself": "object's token does not decode back to the object label",
+    "not_candidate": "object is not in the candidate vocabulary",
+    "judgments": "Google-RE: more 'no' than 'yes' human judgments",
+}
+
+
+def read_words(path: str | Path) -> list[str]:
+    """One word per line; every non-empty line is a word (LAMA's file starts with '#')."""
+    path = Path(path)
+    if not path.is_file():
+        raise KnowprobeError(f"{path}: file not found")
+    words, seen = [], set()
+    for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
+        word = line.rstrip("\r")
+        if not word.strip():
+            continue
+        if word != word.strip():
+            raise KnowprobeError(f"{path}:{number}: word {word!r} has surrounding whitespace")
+        if word in seen:
+            raise KnowprobeError(f"{path}:{number}: word {word!r} is listed twice")
+        seen.add(word)
+        words.append(word)
+    if not words:
+        raise KnowprobeError(f"{path}: no words")
+    return words
+
+
+def word_token_ids(tokenizer, words: list[str]) -> list[int | None]:
+    """For each word, its single word-initial token id, or None if it has none.
+
+    The leading space selects the word-initial form in byte-level BPE and SentencePiece
+    vocabularies; WordPiece tokenizers strip it.
+    """
+    if not words:
+        return []
+    encoded = tokenizer([" " + word for word in words], add_special_tokens=False)["input_ids"]
+    special = set(tokenizer.all_special_ids)
+    result: list[int | None] = []
+    for word, ids in zip(words, encoded):
+        if len(ids) != 1 or ids[0] in special:
+            result.append(None)
+        elif tokenizer.decode(ids).strip() != word:
+            result.append(None)
+        else:
+            result.append(ids[0])
+    return result
+
+
+def candidate_words(common_words: list[str], mode: str, tokenizers: dict | None = None) -> list[str]:
+    """The word list for modes ``common`` and ``intersection`` (all models' single tokens)."""
+    if mode == "common":
+        return list(common_words)
+    if mode == "intersection":
+        if not tokenizers:
+            raise KnowprobeError("vocab.mode 'intersection' needs at least one model")
+        keep = [True] * len(common_words)
+        for name, tokenizer in tokenizers.items():
+            ids = word_token_ids(tokenizer, common_words)
+            missing = sum(token is None for token in ids)
+            log.info("%s: %d of %d common words are not single tokens", name, missing, len(common_words))
+            keep = [k and token is not None for k, token in zip(keep, ids)]
+        return [word for word, k in zip(common_words, keep) if k]
+    raise KnowprobeError(f"vocab.mode: {mode!r} has no word list (choose one of {', '.join(VOCAB_MODES)})")
+
+
+def candidate_table(tokenizer, words: list[str] | None) -> pd.DataFrame:
+    """Columns ``word, token_id``: the model's candidates, sorted by token id.
+
+    ``words=None`` selects the model's whole vocabulary less its special tokens.
+    """
+    if words is None:
+        special = set(tokenizer.all_special_ids)
+        token_ids = [i for i in range(len(tokenizer)) if i not in special]
+        words = [tokenizer.decode([i]).strip() for i in token_ids]
+    else:
+        ids = word_token_ids(tokenizer, words)
+        missing = [word for word, token in zip(words, ids) if token is None]
+        if missing:
+            log.warning("%d of %d candidate words are not single tokens of this model and are left out "
+                        "(first: %s)", len(missing), len(words), ", ".join(missing[:10]))
+        pairs = [(word, token) for word, token in zip(words, ids) if token is not None]
+        if not pairs:
+            raise KnowprobeError("no candidate word is a single token of this model")
+        words, token_ids = map(list, zip(*pairs))
+    frame = pd.DataFrame({"word": words, "token_id": pd.array(token_ids, dtype="int64")})
+    frame = frame.drop_duplicates("token_id").sort_values("token_id", kind="stable").reset_index(drop=True)
+    return frame
+
+
+def filter_facts(facts: pd.DataFrame, tokenizer, candidate_ids) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """LAMA's filter. Returns the kept facts (with ``obj_token_id``) and the drop counts.
+
+    A fact is kept when its object label is one token of the model that decodes back to the
+    label, that token is a candidate, and (Google-RE) the 'yes' judgments are not outnumbered.
+    The drop table has ``relation, reason, description, n`` with the first failing reason.
+    """
+    labels = sorted(facts["obj_label"].unique())
+    single = dict(zip(labels, word_token_ids(tokenizer, labels)))
+    encoded = tokenizer([" " + label for label in labels], add_special_tokens=False)["input_ids"]
+    n_tokens = {label: len(ids) for label, ids in zip(labels, encoded)}
+    candidates = set(int(i) for i in candidate_ids)
+
+    def reason(row) -> str | None:
+        token = single[row.obj_label]
+        if token is None:
+            return "multi_token" if n_tokens[row.obj_label] != 1 else "not_itself"
+        if token not in candidates:
+            return "not_candidate"
+        if row.judgments_no > row.judgments_yes:
+            return "judgments"
+        return None
+
+    reasons = [reason(row) for row in facts.itertuples()]
+    facts = facts.assign(drop_reason=reasons)
+    kept = facts[facts["drop_reason"].isna()].drop(columns="drop_reason").copy()
+    kept["obj_token_id"] = kept["obj_label"].map(single).astype("int64")
+    dropped = (
+        facts[facts["drop_reason"].notna()]
+        .groupby(["relation", "drop_reason"], sort=True).size()
+        .rename("n").reset_index().rename(columns={"drop_reason": "reason"})
+    )
+    dropped["description"] = dropped["reason"].map(DROP_REASONS)
+    dropped = dropped[["relation", "reason", "description", "n"]]
+    log.info("kept %d of %d facts; dropped %d (%s)", len(kept), len(facts), int(dropped["n"].sum()),
+             ", ".join(f"{r}: {n}" for r, n in dropped.groupby("reason")["n"].sum().items()) or "none")
+    return kept.reset_index(drop=True), dropped

@@ -1,0 +1,93 @@
+# Shared helpers: config validation, paths of inputs that may be local or downloaded,
+# and the code files each rule declares as inputs.
+
+import re
+from pathlib import Path
+
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate
+
+
+validate(config, schema="../schemas/config.schema.yaml")
+
+PACKAGE = Path(workflow.basedir) / "workflow" / "knowprobe"
+MODELS = list(config["models"])
+DATASETS = config["datasets"]
+PROMPT_SETS = config["prompt_sets"]
+
+
+def is_url(location):
+    return re.match(r"^(https?|ftp)://", location) is not None
+
+
+def code(*modules):
+    """The package modules a rule runs: Snakemake does not track modules a script imports."""
+    return [str(PACKAGE / f"{module}.py") for module in ("io", *modules)]
+
+
+def check_models():
+    for name, entry in config["models"].items():
+        sources = [key for key in ("hub_id", "path", "train") if entry.get(key) is not None]
+        if len(sources) != 1:
+            raise WorkflowError(
+                f"config models.{name}: give exactly one of hub_id, path or train "
+                f"(found {', '.join(sources) or 'none'})"
+            )
+        if entry.get("path") is not None and not Path(entry["path"]).is_dir():
+            raise WorkflowError(f"config models.{name}.path: directory {entry['path']} not found")
+        train = entry.get("train")
+        if train is not None and not Path(train["corpus_templates"]).is_file():
+            raise WorkflowError(
+                f"config models.{name}.train.corpus_templates: file {train['corpus_templates']} not found"
+            )
+
+
+def check_local(key, location, kind):
+    if not is_url(location):
+        exists = Path(location).is_dir() if kind == "directory" else Path(location).is_file()
+        if not exists:
+            raise WorkflowError(f"config {key}: {kind} {location} not found (give a URL or an existing {kind})")
+
+
+check_models()
+check_local("lama.data", config["lama"]["data"], "directory")
+check_local("lama.common_vocab", config["lama"]["common_vocab"], "file")
+
+
+wildcard_constraints:
+    model="|".join(re.escape(m) for m in MODELS),
+    dataset="|".join(DATASETS),
+    prompt_set="|".join(PROMPT_SETS),
+
+
+def lama_data():
+    location = config["lama"]["data"]
+    return "resources/lama/data" if is_url(location) else location
+
+
+def common_vocab():
+    location = config["lama"]["common_vocab"]
+    return "resources/lama/common_vocab_cased.txt" if is_url(location) else location
+
+
+def model_dir(name):
+    entry = config["models"][name]
+    if entry.get("hub_id") is not None:
+        return f"resources/models/{name}"
+    if entry.get("path") is not None:
+        return entry["path"]
+    return f"results/models/{name}"
+
+
+def model_input(wildcards):
+    return model_dir(wildcards.model)
+
+
+def final_outputs():
+    return [
+        "results/tables/baseline.md",
+        "results/tables/baseline.csv",
+        "results/tables/baseline.tex",
+        "results/tables/per_relation.csv",
+        "results/tables/dropped_facts.csv",
+    ]

@@ -1,0 +1,37 @@
+# Models: hub models are fetched once into resources/models/NAME (on the submitting host,
+# which has network); the demo's tiny masked LM is trained from the benchmark facts.
+
+
+rule download_model:
+    output:
+        directory("resources/models/{model}"),
+    params:
+        hub_id=lambda wildcards: config["models"][wildcards.model]["hub_id"],
+        revision=lambda wildcards: config["models"][wildcards.model]["revision"],
+    log:
+        "logs/download/model_{model}.log",
+    retries: 2
+    conda:
+        "../../envs/probe.yaml"
+    script:
+        "../scripts/download_model.py"
+
+
+rule train_demo_model:
+    input:
+        facts=expand("results/facts/{dataset}.parquet", dataset=DATASETS),
+        prompts="results/prompts/manual.parquet",
+        vocab=common_vocab(),
+        corpus_templates=lambda wildcards: config["models"][wildcards.model]["train"]["corpus_templates"],
+        code=code("demo_model", "prompts"),
+    output:
+        directory("results/models/{model}"),
+    params:
+        settings=lambda wildcards: config["models"][wildcards.model]["train"],
+    threads: 2
+    log:
+        "logs/train_demo_model/{model}.log",
+    conda:
+        "../../envs/probe.yaml"
+    script:
+        "../scripts/train_demo_model.py"

@@ -1,0 +1,16 @@
+"""Rule candidate_ids: a model's candidate token ids (word, token_id)."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
+
+from knowprobe import vocab
+from knowprobe.io import rule_logging, write_parquet
+from knowprobe.models import load_tokenizer
+
+with rule_logging(snakemake.log[0]) as log:
+    tokenizer = load_tokenizer(snakemake.input.model)
+    words = None if snakemake.params.mode == "model" else vocab.read_words(snakemake.input.words)
+    candidates = vocab.candidate_table(tokenizer, words)
+    log.info("%d candidates", len(candidates))
+    write_parquet(candidates, snakemake.output[0])

@@ -1,0 +1,16 @@
+"""Rule majority: the Majority baseline (each relation's most frequent object), per relation."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
+
+from knowprobe import metrics
+from knowprobe.io import read_parquet, rule_logging, write_parquet
+
+with rule_logging(snakemake.log[0]):
+    result = metrics.majority(read_parquet(snakemake.input.facts))
+    result.insert(0, "dataset", snakemake.wildcards.dataset)
+    result.insert(0, "method", "Majority")
+    result.insert(0, "prompt_set", "-")
+    result.insert(0, "model", snakemake.wildcards.model)
+    write_parquet(result, snakemake.output[0])

@@ -1,0 +1,14 @@
+"""Rule manual_prompts: LAMA's templates (relations.jsonl) and Google-RE's -> the "manual" prompt set."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
+
+from knowprobe import lama
+from knowprobe.io import rule_logging, write_parquet
+
+with rule_logging(snakemake.log[0]) as log:
+    relations = lama.read_relations(Path(snakemake.input.data) / "relations.jsonl")
+    prompts = lama.manual_prompts(relations, dict(snakemake.params.google_re_templates))
+    log.info("%d manual prompts", len(prompts))
+    write_parquet(prompts, snakemake.output[0])
