@@ -142,7 +142,7 @@ class MaskedLMScorer:
         self.head = mask_head(model)
         if self.head is None:
             log.warning("%s: no known LM head; computing logits at every position", type(model).__name__)
-        self.candidate_ids = torch.as_tensor(np.asarray(candidate_ids, dtype=np.int64), device=self.device)
+        self.candidate_ids = torch.tensor(np.array(candidate_ids, dtype=np.int64), device=self.device)
         self.top_k = min(settings.top_k, len(candidate_ids))
 
     def encode(self, texts: list[str]) -> tuple[list[list[int]], np.ndarray]:

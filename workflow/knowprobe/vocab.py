@@ -21,7 +21,7 @@ log = logging.getLogger(__name__)
 
 VOCAB_MODES = ("common", "model", "intersection")
 DROP_REASONS = {
-    "multi_token": "object is not a single token of the model",
+    "not_one_token": "object is not one token of the model (several pieces, or unknown)",
     "not_itself": "object's token does not decode back to the object label",
     "not_candidate": "object is not in the candidate vocabulary",
     "judgments": "Google-RE: more 'no' than 'yes' human judgments",
@@ -121,13 +121,14 @@ def filter_facts(facts: pd.DataFrame, tokenizer, candidate_ids) -> tuple[pd.Data
     labels = sorted(facts["obj_label"].unique())
     single = dict(zip(labels, word_token_ids(tokenizer, labels)))
     encoded = tokenizer([" " + label for label in labels], add_special_tokens=False)["input_ids"]
-    n_tokens = {label: len(ids) for label, ids in zip(labels, encoded)}
+    special = set(tokenizer.all_special_ids)
+    one_token = {label: len(ids) == 1 and ids[0] not in special for label, ids in zip(labels, encoded)}
     candidates = set(int(i) for i in candidate_ids)
 
     def reason(row) -> str | None:
         token = single[row.obj_label]
         if token is None:
-            return "multi_token" if n_tokens[row.obj_label] != 1 else "not_itself"
+            return "not_itself" if one_token[row.obj_label] else "not_one_token"
         if token not in candidates:
             return "not_candidate"
         if row.judgments_no > row.judgments_yes:
