@@ -25,6 +25,16 @@ report: "workflow/report/workflow.rst"
 
 
 include: "workflow/rules/common.smk"
+
+
+# Names only from the config, so that e.g. results/facts/{dataset}.parquet never matches
+# results/facts/{model}/{dataset}.parquet.
+wildcard_constraints:
+    model="|".join(re.escape(m) for m in MODELS),
+    dataset="|".join(DATASETS),
+    prompt_set="|".join(PROMPT_SETS),
+
+
 include: "workflow/rules/lama.smk"
 include: "workflow/rules/models.smk"
 include: "workflow/rules/vocab.smk"

@@ -1,6 +1,7 @@
 # Shared helpers: config validation, paths of inputs that may be local or downloaded,
 # and the code files each rule declares as inputs.
 
+import os
 import re
 from pathlib import Path
 
@@ -21,8 +22,17 @@ def is_url(location):
 
 
 def code(*modules):
-    """The package modules a rule runs: Snakemake does not track modules a script imports."""
-    return [str(PACKAGE / f"{module}.py") for module in ("io", *modules)]
+    """Modules that a job imports, declared as its inputs (Snakemake does not track imports)."""
+    # relative paths: a project directory that is moved or copied keeps its provenance records
+    return [os.path.relpath(PACKAGE / f"{module}.py") for module in ("io", *modules)]
+
+
+def settings(section):
+    """A config section as a params value, keys sorted: the params rerun trigger compares the
+    recorded value, so reordering keys in a config file must not count as a change."""
+    if isinstance(section, dict):
+        return {key: settings(section[key]) for key in sorted(section)}
+    return section
 
 
 def check_models():
@@ -54,12 +64,6 @@ check_local("lama.data", config["lama"]["data"], "directory")
 check_local("lama.common_vocab", config["lama"]["common_vocab"], "file")
 
 
-wildcard_constraints:
-    model="|".join(re.escape(m) for m in MODELS),
-    dataset="|".join(DATASETS),
-    prompt_set="|".join(PROMPT_SETS),
-
-
 def lama_data():
     location = config["lama"]["data"]
     return "resources/lama/data" if is_url(location) else location
@@ -81,6 +85,13 @@ def model_dir(name):
 
 def model_input(wildcards):
     return model_dir(wildcards.model)
+
+
+def candidate_words_input(wildcards):
+    inputs = {"common": common_vocab(), "code": code("vocab", "models")}
+    if config["vocab"]["mode"] == "intersection":
+        inputs["models"] = [model_dir(name) for name in MODELS]
+    return inputs
 
 
 def final_outputs():

@@ -68,7 +68,7 @@ rule manual_prompts:
     output:
         "results/prompts/manual.parquet",
     params:
-        google_re_templates=config["lama"]["google_re_templates"],
+        google_re_templates=settings(config["lama"]["google_re_templates"]),
     log:
         "logs/prompts/manual.log",
     conda:

@@ -27,7 +27,7 @@ rule train_demo_model:
     output:
         directory("results/models/{model}"),
     params:
-        settings=lambda wildcards: config["models"][wildcards.model]["train"],
+        settings=lambda wildcards: settings(config["models"][wildcards.model]["train"]),
     threads: 2
     log:
         "logs/train_demo_model/{model}.log",

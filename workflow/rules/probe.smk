@@ -12,7 +12,7 @@ rule probe:
     output:
         "results/probe/{model}/{prompt_set}/{dataset}.parquet",
     params:
-        settings={key: value for key, value in config["probe"].items() if key != "threads"},
+        settings=settings({key: value for key, value in config["probe"].items() if key != "threads"}),
     threads: config["probe"]["threads"]
     resources:
         gpu=1,

@@ -1,13 +1,6 @@
 # Candidate vocabularies and LAMA's per-model fact filter.
 
 
-def candidate_words_input(wildcards):
-    inputs = {"common": common_vocab(), "code": code("vocab", "models")}
-    if config["vocab"]["mode"] == "intersection":
-        inputs["models"] = [model_dir(name) for name in MODELS]
-    return inputs
-
-
 rule candidate_words:
     input:
         unpack(candidate_words_input),

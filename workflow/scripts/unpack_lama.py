@@ -7,5 +7,6 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe packa
 from knowprobe.download import unpack_lama
 from knowprobe.io import rule_logging
 
-with rule_logging(snakemake.log[0]):
+with rule_logging(snakemake.log[0]) as log:
     unpack_lama(snakemake.input.archive, snakemake.output[0])
+    log.info("unpacked %s into %s", snakemake.input.archive, snakemake.output[0])

@@ -1,0 +1,183 @@
+"""The workflow end to end on the embedded demo: runs, reruns, interruptions, lint, dry run, errors.
+
+Each test works in a copy of the project in a temporary directory, so the checkout stays clean.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from conftest import ROOT
+
+pytestmark = pytest.mark.workflow
+
+DEMO = ["--configfile", "resources/demo/config.yaml"]
+PROJECT_FILES = ["Snakefile", "config.yaml", "workflow", "profiles", "envs", "resources/demo"]
+TABLES = ["baseline.md", "baseline.csv", "baseline.tex", "per_relation.csv", "dropped_facts.csv"]
+RULE_LINE = re.compile(r"^(?:local)?rule (\w+):$", re.MULTILINE)
+
+
+def copy_project(dest: Path) -> Path:
+    for name in PROJECT_FILES:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name)
+    return dest
+
+
+def snakemake(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    result = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2", *args], cwd=cwd,
+                            capture_output=True, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    if check and result.returncode != 0:
+        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}")
+    return result
+
+
+def executed_rules(result: subprocess.CompletedProcess) -> set[str]:
+    return set(RULE_LINE.findall(result.stdout + result.stderr)) - {"all"}
+
+
+def read_tables(project: Path) -> dict[str, bytes]:
+    return {name: (project / "results" / "tables" / name).read_bytes() for name in TABLES}
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory) -> Path:
+    """A finished demo run."""
+    project = copy_project(tmp_path_factory.mktemp("demo"))
+    snakemake(project, *DEMO)
+    return project
+
+
+def test_demo_writes_the_baseline_tables(demo):
+    summary = pd.read_csv(demo / "results/tables/baseline.csv")
+    assert summary["method"].tolist() == ["Majority", "Man"]
+    assert {"T-REx micro", "T-REx macro", "Google-RE micro", "Google-RE macro"} <= set(summary.columns)
+    assert summary["T-REx relations"].tolist() == [6, 6]  # P1376 has no T-REx file, as in LAMA
+    per_relation = pd.read_csv(demo / "results/tables/per_relation.csv")
+    assert ["model", "prompt_set", "relation", "n_facts", "micro", "macro"] == [
+        c for c in per_relation.columns if c in {"model", "prompt_set", "relation", "n_facts", "micro", "macro"}]
+    # every fact is either probed or counted as dropped, per dataset
+    dropped = pd.read_csv(demo / "results/tables/dropped_facts.csv")
+    for dataset in ["trex", "google_re"]:
+        imported = len(pd.read_parquet(demo / f"results/facts/{dataset}.parquet"))
+        probed = pd.read_parquet(demo / f"results/probe/tiny-demo-bert/manual/{dataset}.parquet")
+        assert len(probed) + dropped.loc[dropped["dataset"] == dataset, "n"].sum() == imported
+    assert set(dropped["reason"]) == {"not_one_token", "not_candidate", "judgments"}
+    markdown = (demo / "results/tables/baseline.md").read_text()
+    assert "| tiny-demo-bert | Man |" in markdown
+    for log in ["train_demo_model/tiny-demo-bert.log", "probe/tiny-demo-bert/manual/trex.log", "tables.log"]:
+        assert (demo / "logs" / log).stat().st_size > 0
+    assert "probe: 100%" in (demo / "logs/probe/tiny-demo-bert/manual/trex.log").read_text()
+
+
+def test_interrupted_run_resumes_and_gives_identical_tables(demo, tmp_path):
+    """Ctrl-C during training, then the same command: it completes, with the tables of an uninterrupted run."""
+    project = copy_project(tmp_path)
+    process = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "2", *DEMO], cwd=project,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    train_log = project / "logs/train_demo_model/tiny-demo-bert.log"
+    deadline = time.time() + 240
+    while time.time() < deadline and not (train_log.exists() and "step 250" in train_log.read_text()):
+        assert process.poll() is None, "the run ended before training got going"
+        time.sleep(0.5)
+    os.killpg(process.pid, signal.SIGINT)  # what a terminal sends on Ctrl-C
+    assert process.wait(timeout=120) != 0
+    assert not (project / "results/models/tiny-demo-bert/config.json").exists(), "a half-trained model was left"
+    assert not (project / "results/tables").exists()
+    snakemake(project, *DEMO)
+    assert read_tables(project) == read_tables(demo)  # also: two runs from scratch agree exactly
+
+
+def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path):
+    project = tmp_path / "project"
+    shutil.copytree(demo, project, symlinks=True)  # results and provenance records included
+    probe_output = project / "results/probe/tiny-demo-bert/manual/trex.parquet"
+    before = probe_output.stat().st_mtime_ns
+
+    assert executed_rules(snakemake(project, *DEMO)) == set(), "a finished run should have nothing to do"
+
+    with open(project / "workflow/knowprobe/metrics.py", "a") as handle:
+        handle.write("\n# an edit of the metrics stage\n")
+    ran = executed_rules(snakemake(project, *DEMO))
+    assert ran == {"evaluate", "majority", "tables"}
+    assert probe_output.stat().st_mtime_ns == before
+
+    with open(project / "workflow/knowprobe/probe.py", "a") as handle:
+        handle.write("\n# an edit of the probing stage\n")
+    ran = executed_rules(snakemake(project, *DEMO))
+    assert ran == {"probe", "evaluate", "tables"}
+    assert probe_output.stat().st_mtime_ns != before
+    assert read_tables(project) == read_tables(demo)
+
+    # a parameter of one stage: only that stage and its dependents would run
+    config = yaml.safe_load((project / "resources/demo/config.yaml").read_text())
+    config["probe"]["top_k"] = 10
+    (project / "changed.yaml").write_text(yaml.safe_dump(config))
+    planned = executed_rules(snakemake(project, "-n", "--configfile", "changed.yaml"))
+    assert planned == {"probe", "evaluate", "tables"}
+
+
+def test_report_shows_the_tables(demo):
+    snakemake(demo, *DEMO, "--report", "report.html")
+    html = (demo / "report.html").read_text(errors="replace")
+    assert "baseline.csv" in html and "per_relation.csv" in html
+
+
+def test_lint_is_clean():
+    for config in ([], DEMO):
+        result = snakemake(ROOT, "--lint", *config)
+        assert "Lints for" not in result.stdout + result.stderr
+
+
+def test_default_config_dry_run_builds_the_whole_dag_without_downloading(tmp_path):
+    project = copy_project(tmp_path)
+    result = snakemake(project, "-n", "--quiet", "rules")
+    counts = dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout + result.stderr, re.MULTILINE))
+    assert counts["download_lama"] == "1" and counts["download_model"] == "2"
+    assert counts["probe"] == "4" and counts["tables"] == "1"  # 2 models x 2 datasets
+    assert not (project / "resources/lama").exists() and not (project / "resources/models").exists()
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda c: c["probe"].update(batch_sise=3), "batch_sise"),
+    (lambda c: c.update(modles={}), "modles"),
+    (lambda c: c["models"]["tiny-demo-bert"].update(hub_id="bert-base-cased"), "models.tiny-demo-bert"),
+    (lambda c: c["lama"].update(data="resources/nowhere"), "lama.data"),
+])
+def test_config_mistakes_fail_before_anything_runs(tmp_path, edit, message):
+    project = copy_project(tmp_path)
+    config = yaml.safe_load((project / "resources/demo/config.yaml").read_text())
+    edit(config)
+    (project / "bad.yaml").write_text(yaml.safe_dump(config))
+    result = snakemake(project, "--configfile", "bad.yaml", check=False)
+    assert result.returncode != 0
+    assert message in result.stdout + result.stderr
+    assert not (project / "results").exists()
+
+
+def test_bad_fact_line_is_a_one_line_error_naming_file_and_line(tmp_path):
+    project = copy_project(tmp_path)
+    path = project / "resources/demo/lama/TREx/P36.jsonl"
+    lines = path.read_text().splitlines()
+    lines[2] = lines[2][:40]
+    path.write_text("\n".join(lines) + "\n")
+    result = snakemake(project, "results/facts/trex.parquet", *DEMO, check=False)  # --configfile takes several values
+    assert result.returncode != 0
+    assert "knowprobe error: resources/demo/lama/TREx/P36.jsonl:3: not valid JSON" in result.stderr
+    assert "Traceback" not in (project / "logs/import_facts/trex.log").read_text()
+    assert not (project / "results/facts/trex.parquet").exists()
