@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import ROOT
+from conftest import ROOT, require_shared
 
 pytestmark = pytest.mark.workflow
 
@@ -181,3 +181,42 @@ def test_bad_fact_line_is_a_one_line_error_naming_file_and_line(tmp_path):
     assert "knowprobe error: resources/demo/lama/TREx/P36.jsonl:3: not valid JSON" in result.stderr
     assert "Traceback" not in (project / "logs/import_facts/trex.log").read_text()
     assert not (project / "results/facts/trex.parquet").exists()
+
+
+def test_real_lama_files_flow_through_the_workflow(tmp_path):
+    """LAMA's own relations, T-REx and Google-RE files, probed with a tiny random BERT given by path."""
+    from transformers import BertConfig, BertForMaskedLM, BertTokenizerFast
+
+    data = require_shared("lama")
+    project = copy_project(tmp_path / "project")
+    words = (data / "common_vocab_cased.txt").read_text(encoding="utf-8").split("\n")
+    extra = ["was", "born", "in", "died", "The", "capital", "of", "is", "a", ".", "(", ")", "[", "]"]
+    vocab = list(dict.fromkeys(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + [w for w in words if w] + extra))
+    tokenizer = BertTokenizerFast(vocab={w: i for i, w in enumerate(vocab)}, do_lower_case=False)
+    assert len(tokenizer) == len(vocab) > 21000
+    model = BertForMaskedLM(BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2,
+                                       num_attention_heads=2, intermediate_size=64))
+    model_dir = tmp_path / "tiny-random-bert"
+    model.save_pretrained(model_dir)
+    tokenizer.save_pretrained(model_dir)
+    config = {
+        "lama": {"data": str(data), "common_vocab": str(data / "common_vocab_cased.txt")},
+        "models": {"tiny-random-bert": {"path": str(model_dir)}},
+        "probe": {"device": "cpu", "top_k": 5, "threads": 2},
+    }
+    (project / "real.yaml").write_text(yaml.safe_dump(config))
+    snakemake(project, "--configfile", "real.yaml")
+
+    summary = pd.read_csv(project / "results/tables/baseline.csv").set_index("method")
+    trex_files = sorted((data / "TREx").glob("P*.jsonl"))
+    assert summary.loc["Man", "T-REx relations"] == len(trex_files)  # relations without a file are skipped
+    assert summary.loc["Man", "Google-RE relations"] == 3
+    imported = sum(1 for path in trex_files for line in path.open() if line.strip())
+    dropped = pd.read_csv(project / "results/tables/dropped_facts.csv")
+    kept = summary.loc["Man", "T-REx facts"]
+    assert kept + dropped.loc[dropped["dataset"] == "trex", "n"].sum() == imported
+    google_kept = summary.loc["Man", "Google-RE facts"]
+    assert google_kept + dropped.loc[dropped["dataset"] == "google_re", "n"].sum() == 2937 + 1825 + 766
+    assert kept > 0.9 * imported  # LAMA's objects are all in its common vocabulary
+    log = (project / "logs/import_facts/trex.log").read_text()
+    assert f"{46 - len(trex_files)} relations of relations.jsonl have no T-REx file" in log
