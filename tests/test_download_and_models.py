@@ -1,0 +1,125 @@
+import http.server
+import threading
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import ROOT
+from knowprobe import download, models
+from knowprobe.io import KnowprobeError
+
+PAYLOAD = bytes(range(256)) * 4096  # 1 MiB
+
+
+class RangeHandler(http.server.BaseHTTPRequestHandler):
+    """Serves PAYLOAD at /data.zip, honouring 'Range: bytes=N-' unless the server says not to."""
+
+    honour_range = True
+    ranges: list = []
+
+    def do_GET(self):
+        if self.path != "/data.zip":
+            self.send_error(404)
+            return
+        start = 0
+        header = self.headers.get("Range")
+        type(self).ranges.append(header)
+        if header and self.honour_range:
+            start = int(header.removeprefix("bytes=").rstrip("-"))
+            self.send_response(206)
+            self.send_header("Content-Range", f"bytes {start}-{len(PAYLOAD) - 1}/{len(PAYLOAD)}")
+        else:
+            self.send_response(200)
+        body = PAYLOAD[start:]
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def server():
+    RangeHandler.ranges = []
+    RangeHandler.honour_range = True
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), RangeHandler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+def test_download_resumes_from_partial_file(server, tmp_path):
+    dest = tmp_path / "data.zip"
+    (tmp_path / "data.zip.part").write_bytes(PAYLOAD[:300_000])
+    download.download(f"{server}/data.zip", dest)
+    assert dest.read_bytes() == PAYLOAD
+    assert RangeHandler.ranges == ["bytes=300000-"]
+    assert not (tmp_path / "data.zip.part").exists()
+
+
+def test_download_restarts_when_server_ignores_range(server, tmp_path):
+    RangeHandler.honour_range = False
+    (tmp_path / "data.zip.part").write_bytes(b"stale bytes")
+    download.download(f"{server}/data.zip", tmp_path / "data.zip")
+    assert (tmp_path / "data.zip").read_bytes() == PAYLOAD
+
+
+def test_download_errors_name_the_url(server, tmp_path):
+    with pytest.raises(KnowprobeError, match=r"download of .*/missing.zip failed: HTTP 404"):
+        download.download(f"{server}/missing.zip", tmp_path / "x")
+    with pytest.raises(KnowprobeError, match="nowhere.txt: file not found"):
+        download.fetch(str(tmp_path / "nowhere.txt"), tmp_path / "y")
+
+
+def test_unpack_lama_finds_the_data_folder(tmp_path):
+    archive = tmp_path / "data.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        zipped.writestr("data/relations.jsonl", '{"relation": "P19", "template": "[X] was born in [Y] ."}\n')
+        zipped.writestr("data/TREx/P19.jsonl", "")
+        zipped.writestr("data/Google_RE/place_of_birth_test.jsonl", "")
+    dest = download.unpack_lama(archive, tmp_path / "lama")
+    assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*.jsonl")) == [
+        "Google_RE/place_of_birth_test.jsonl", "TREx/P19.jsonl", "relations.jsonl"]
+    (tmp_path / "bad.zip").write_bytes(b"not a zip")
+    with pytest.raises(KnowprobeError, match="bad.zip: not a zip archive"):
+        download.unpack_lama(tmp_path / "bad.zip", tmp_path / "lama2")
+
+
+def test_models_that_cannot_be_loaded_are_named(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(KnowprobeError, match="model 'no-such-org/no-such-model' .* cannot be fetched"):
+        models.download_hub_model("no-such-org/no-such-model", "main", tmp_path / "m")
+    with pytest.raises(KnowprobeError, match=f"{tmp_path}: cannot load a tokenizer"):
+        models.load_tokenizer(tmp_path)
+    with pytest.raises(KnowprobeError, match=f"{tmp_path}: cannot load a masked language model"):
+        models.load_masked_lm(tmp_path)
+
+
+def test_saved_model_round_trips(tmp_path, tiny_bert, wordpiece_tokenizer):
+    tiny_bert.save_pretrained(tmp_path)
+    wordpiece_tokenizer.save_pretrained(tmp_path)
+    assert len(models.load_tokenizer(tmp_path)) == len(wordpiece_tokenizer)
+    assert type(models.load_masked_lm(tmp_path)).__name__ == "BertForMaskedLM"
+
+
+def schema_leaves(node, path=""):
+    for key, child in node.get("properties", {}).items():
+        yield f"{path}{key}", child
+        yield from schema_leaves(child, f"{path}{key}.")
+    if isinstance(node.get("additionalProperties"), dict):
+        yield from schema_leaves(node["additionalProperties"], f"{path}*.")
+    for branch in node.get("oneOf", []):
+        yield from schema_leaves(branch, path)
+
+
+def test_every_config_key_has_a_description_and_a_default():
+    schema = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
+    keys = list(schema_leaves(schema))
+    assert len(keys) > 25
+    for key, node in keys:
+        assert node.get("description"), f"{key} has no description"
+        assert "default" in node, f"{key} has no default"
