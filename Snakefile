@@ -42,13 +42,22 @@ include: "workflow/rules/probe.smk"
 include: "workflow/rules/evaluate.smk"
 
 
-# Light rules stay on the submitting host when a cluster executor is used; the downloads
-# are among them because compute nodes often have no network.
+# Light rules stay on the submitting host when a cluster executor is used: they take seconds,
+# less than a queue wait, and the downloads need the network that compute nodes often lack.
+# Submitted to the cluster: probe (GPU) and train_demo_model.
 localrules:
     all,
     download_lama,
     download_common_vocab,
     download_model,
+    unpack_lama,
+    import_facts,
+    manual_prompts,
+    candidate_words,
+    candidate_ids,
+    filter_facts,
+    evaluate,
+    majority,
     tables,
 
 
