@@ -222,7 +222,7 @@ def test_real_lama_files_flow_through_the_workflow(tmp_path):
     assert f"{46 - len(trex_files)} relations of relations.jsonl have no T-REx file" in log
 
 
-def test_slurm_profile_sends_probe_to_gpu_nodes_and_keeps_light_rules_local(tmp_path):
+def test_slurm_profile_sends_probe_to_gpu_nodes(tmp_path):
     pytest.importorskip("snakemake_executor_plugin_slurm")
     project = copy_project(tmp_path)
     result = snakemake(project, "--profile", "profiles/slurm", "-n", *DEMO)
@@ -230,5 +230,5 @@ def test_slurm_profile_sends_probe_to_gpu_nodes_and_keeps_light_rules_local(tmp_
     jobs = re.split(r"\n(?=(?:local)?rule \w+:)", output)
     probes = [job for job in jobs if job.startswith("rule probe:")]
     assert len(probes) == 2 and all("gpu=1" in job and "slurm_partition=gpu" in job for job in probes)
-    assert "localrule tables:" in output and "localrule filter_facts:" in output
-    assert "rule train_demo_model:" in output  # submitted: it trains for a minute
+    others = [job for job in jobs if re.match(r"rule (?!probe:)\w+:", job) and "resources:" in job]
+    assert others and not any("gpu=1" in job for job in others)
