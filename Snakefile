@@ -33,6 +33,7 @@ wildcard_constraints:
     model="|".join(re.escape(m) for m in MODELS),
     dataset="|".join(DATASETS),
     prompt_set="|".join(PROMPT_SETS),
+    chunk=r"\d+",
 
 
 include: "workflow/rules/lama.smk"
@@ -40,11 +41,14 @@ include: "workflow/rules/models.smk"
 include: "workflow/rules/vocab.smk"
 include: "workflow/rules/probe.smk"
 include: "workflow/rules/evaluate.smk"
+include: "workflow/rules/wikidata.smk"
+include: "workflow/rules/trex_train.smk"
 
 
 # Light rules stay on the submitting host when a cluster executor is used: they take seconds,
 # less than a queue wait, and the downloads need the network that compute nodes often lack.
-# Submitted to the cluster: probe (GPU) and train_demo_model.
+# Submitted to the cluster: probe (GPU), train_demo_model, and the Wikidata index, chunk
+# parses (one job each, across nodes), gather and T-REx-train.
 localrules:
     all,
     download_lama,
@@ -59,6 +63,10 @@ localrules:
     evaluate,
     majority,
     tables,
+    download_wikidata,
+    download_lpaqa_trex_train,
+    unpack_lpaqa_trex_train,
+    trex_train_stats,
 
 
 rule all:

@@ -85,6 +85,23 @@ def test_demo_writes_the_baseline_tables(demo):
     assert "probe: 100%" in (demo / "logs/probe/tiny-demo-bert/manual/trex.log").read_text()
 
 
+def test_demo_builds_trex_train_from_its_wikidata_dump(demo):
+    rejects = pd.read_csv(demo / "results/wikidata/rejects.csv")
+    assert set(rejects["kind"]) == {"invalid_json", "no_english_label", "value_not_item", "no_value", "deprecated"}
+    assert sorted(rejects["chunk"].unique()) <= [0, 1, 2]
+    entities = pd.read_parquet(demo / "results/wikidata/entities.parquet")
+    assert set(entities["label_lang"]) == {"en", "mul"}
+    train = pd.read_parquet(demo / "results/facts/trex_train.parquet")
+    test = pd.read_parquet(demo / "results/facts/trex.parquet")
+    assert len(train) > 50
+    assert not set(zip(train["sub_uri"], train["obj_uri"])) & set(zip(test["sub_uri"], test["obj_uri"]))
+    words = set(pd.read_parquet(demo / "results/vocab/tiny-demo-bert.parquet")["word"])
+    assert set(train["obj_label"]) <= words
+    assert train.groupby("relation").size().max() <= 25  # trex_train.per_relation of the demo
+    stats = pd.read_csv(demo / "results/tables/trex_train_stats.csv")
+    assert stats["LPAQA (Table 1)"].tolist() == [948.7, 880.1, 354.6, 4.4]
+
+
 def test_interrupted_run_resumes_and_gives_identical_tables(demo, tmp_path):
     """Ctrl-C during training, then the same command: it completes, with the tables of an uninterrupted run."""
     project = copy_project(tmp_path)
@@ -124,6 +141,17 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
     assert probe_output.stat().st_mtime_ns != before
     assert read_tables(project) == read_tables(demo)
 
+    # the Wikidata stages: editing the parser reruns the parse and T-REx-train, not the probe
+    with open(project / "workflow/knowprobe/wikidata.py", "a") as handle:
+        handle.write("\n# an edit of the Wikidata stage\n")
+    planned = executed_rules(snakemake(project, "-n", *DEMO))
+    assert planned == {"wikidata_index", "wikidata_chunk", "wikidata_gather", "trex_train", "trex_train_stats"}
+    with open(project / "workflow/knowprobe/trex_train.py", "a") as handle:
+        handle.write("\n# an edit of the T-REx-train stage\n")
+    ran = executed_rules(snakemake(project, *DEMO))
+    assert ran == {"wikidata_index", "wikidata_chunk", "wikidata_gather", "trex_train", "trex_train_stats"}
+    assert executed_rules(snakemake(project, "-n", *DEMO)) == set()
+
     # a parameter of one stage: only that stage and its dependents would run
     config = yaml.safe_load((project / "resources/demo/config.yaml").read_text())
     config["probe"]["top_k"] = 10
@@ -150,7 +178,9 @@ def test_default_config_dry_run_builds_the_whole_dag_without_downloading(tmp_pat
     counts = dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout + result.stderr, re.MULTILINE))
     assert counts["download_lama"] == "1" and counts["download_model"] == "2"
     assert counts["probe"] == "4" and counts["tables"] == "1"  # 2 models x 2 datasets
-    assert not (project / "resources/lama").exists() and not (project / "resources/models").exists()
+    assert counts["download_wikidata"] == "1" and counts["wikidata_chunk"] == "16" and counts["trex_train"] == "1"
+    for downloaded in ["resources/lama", "resources/models", "resources/wikidata"]:
+        assert not (project / downloaded).exists()
 
 
 @pytest.mark.parametrize("edit, message", [
@@ -158,6 +188,8 @@ def test_default_config_dry_run_builds_the_whole_dag_without_downloading(tmp_pat
     (lambda c: c.update(modles={}), "modles"),
     (lambda c: c["models"]["tiny-demo-bert"].update(hub_id="bert-base-cased"), "models.tiny-demo-bert"),
     (lambda c: c["lama"].update(data="resources/nowhere"), "lama.data"),
+    (lambda c: c["wikidata"].update(path="resources/nowhere.json.gz"), "wikidata.path"),
+    (lambda c: c["wikidata"].update(chunks=0), "chunks"),
 ])
 def test_config_mistakes_fail_before_anything_runs(tmp_path, edit, message):
     project = copy_project(tmp_path)
@@ -203,6 +235,7 @@ def test_real_lama_files_flow_through_the_workflow(tmp_path):
         "lama": {"data": str(data), "common_vocab": str(data / "common_vocab_cased.txt")},
         "models": {"tiny-random-bert": {"path": str(model_dir)}},
         "probe": {"device": "cpu", "top_k": 5, "threads": 2},
+        "trex_train": {"source": "lpaqa", "lpaqa": str(require_shared("lpaqa", "TREx_train"))},
     }
     (project / "real.yaml").write_text(yaml.safe_dump(config))
     snakemake(project, "--configfile", "real.yaml")
@@ -220,6 +253,12 @@ def test_real_lama_files_flow_through_the_workflow(tmp_path):
     assert kept > 0.9 * imported  # LAMA's objects are all in its common vocabulary
     log = (project / "logs/import_facts/trex.log").read_text()
     assert f"{46 - len(trex_files)} relations of relations.jsonl have no T-REx file" in log
+    # LPAQA's released T-REx-train, for the relations of the test set
+    train = pd.read_parquet(project / "results/facts/trex_train.parquet")
+    assert sorted(train["relation"].unique()) == sorted(p.stem for p in trex_files)
+    test = pd.read_parquet(project / "results/facts/trex.parquet")
+    assert not set(zip(train["relation"], train["sub_uri"], train["obj_uri"])) & set(
+        zip(test["relation"], test["sub_uri"], test["obj_uri"]))
 
 
 def test_slurm_profile_sends_probe_to_gpu_nodes(tmp_path):

@@ -3,7 +3,8 @@
     python resources/demo/make_demo_data.py
 
 writes resources/demo/lama/{relations.jsonl, TREx/P*.jsonl, Google_RE/*_test.jsonl,
-common_vocab_cased.txt} and resources/demo/corpus_templates.jsonl. The facts are real
+common_vocab_cased.txt}, resources/demo/corpus_templates.jsonl and a small Wikidata dump in
+the real entity JSON layout, resources/demo/wikidata-demo-all.json.gz. The facts are real
 (capitals, continents, languages, birthplaces); the entity ids are demo ids (Q900xxxxx),
 not Wikidata's. Some objects are deliberately several tokens long ("New Delhi", "South
 America") or missing from the demo vocabulary, and two Google-RE facts carry a majority
@@ -125,6 +126,26 @@ PEOPLE = [
     ("Nelson Mandela", "Mvezo", "Xhosa", "1918", "Johannesburg"),
     ("Naguib Mahfouz", "Cairo", "Arabic", "1911", "Cairo"),
 ]
+# Facts beyond the LAMA-format test set, for T-REx-train: country, capital, continent, language
+TRAIN_COUNTRIES = [
+    ("Jordan", "Amman", "Asia", "Arabic"), ("Syria", "Damascus", "Asia", "Arabic"), ("Lebanon", "Beirut", "Asia", "Arabic"),
+    ("Qatar", "Doha", "Asia", "Arabic"), ("Oman", "Muscat", "Asia", "Arabic"), ("Libya", "Tripoli", "Africa", "Arabic"),
+    ("Mali", "Bamako", "Africa", "French"), ("Niger", "Niamey", "Africa", "French"), ("Zambia", "Lusaka", "Africa", "English"),
+    ("Zimbabwe", "Harare", "Africa", "English"), ("Angola", "Luanda", "Africa", "Portuguese"),
+    ("Namibia", "Windhoek", "Africa", "English"), ("Botswana", "Gaborone", "Africa", "English"),
+    ("Rwanda", "Kigali", "Africa", "Kinyarwanda"), ("Somalia", "Mogadishu", "Africa", "Somali"),
+    ("Paraguay", "Asunción", "South America", "Spanish"), ("Honduras", "Tegucigalpa", "North America", "Spanish"),
+    ("Nicaragua", "Managua", "North America", "Spanish"), ("Jamaica", "Kingston", "North America", "English"),
+    ("Belarus", "Minsk", "Europe", "Belarusian"), ("Georgia", "Tbilisi", "Asia", "Georgian"),
+    ("Armenia", "Yerevan", "Asia", "Armenian"), ("Azerbaijan", "Baku", "Asia", "Azerbaijani"),
+    ("Kazakhstan", "Astana", "Asia", "Kazakh"), ("Uzbekistan", "Tashkent", "Asia", "Uzbek"),
+    ("Afghanistan", "Kabul", "Asia", "Pashto"), ("Cyprus", "Nicosia", "Europe", "Greek"),
+    ("Malta", "Valletta", "Europe", "Maltese"), ("Montenegro", "Podgorica", "Europe", "Montenegrin"),
+    ("Switzerland", "Bern", "Europe", "German"), ("Cambodia", "Phnom Penh", "Asia", "Khmer"),
+]
+# entities whose name the demo dump gives only as a 'mul' label, as many do since 2024
+MUL_ONLY = {"Tokyo", "Salzburg", "Amman", "Kyoto"}
+
 # Google-RE facts whose raters mostly said "no" (LAMA drops these)
 REJECTED_BY_RATERS = {("place_of_birth", "Franz Kafka"), ("place_of_death", "Marco Polo")}
 
@@ -222,11 +243,79 @@ def main() -> None:
             })
         write_jsonl(lama / "Google_RE" / f"{relation}_test.jsonl", records)
         objects.update(o for _, o in pairs)
+    objects.update(word for row in TRAIN_COUNTRIES for word in row)  # train objects, countries for P17
     vocab = sorted((objects - NOT_IN_VOCAB) | set(DISTRACTORS))
     (lama / "common_vocab_cased.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
     write_jsonl(HERE / "corpus_templates.jsonl", [
         {"relation": r, "template": t} for r, templates in CORPUS_TEMPLATES.items() for t in templates
     ])
+    write_wikidata_dump(HERE / "wikidata-demo-all.json.gz")
+
+
+def item_value(qid: str, old_style: bool) -> dict:
+    number = int(qid[1:])
+    value = {"entity-type": "item", "numeric-id": number} if old_style else {"entity-type": "item",
+                                                                               "numeric-id": number, "id": qid}
+    return {"value": value, "type": "wikibase-entityid"}
+
+
+def statement(prop: str, datavalue: dict | None, rank: str = "normal", snaktype: str = "value") -> dict:
+    snak = {"snaktype": snaktype, "property": prop, "datatype": "wikibase-item"}
+    if datavalue is not None:
+        snak["datavalue"] = datavalue
+    return {"mainsnak": snak, "type": "statement", "rank": rank,
+            "references": [{"snaks": {"P143": [{"snaktype": "value", "property": "P143",
+                                                 "datavalue": item_value("Q328", False)}]}}]}
+
+
+def write_wikidata_dump(path: Path) -> None:
+    """Entities of every demo fact and of the extra T-REx-train countries, in the dump's line layout.
+
+    Shapes covered: 'en' and 'mul'-only labels, aliases, enwiki sitelinks, item values with and
+    without 'id' (older dumps), a string value, a 'novalue' snak, a deprecated statement, an
+    entity with no English label, an empty "labels": [] and one line that is not JSON.
+    """
+    import gzip
+
+    claims: dict[str, dict[str, list]] = {}
+
+    def add(subject: str, prop: str, obj: str) -> None:
+        old_style = len(claims) % 7 == 3  # every seventh subject's values carry only numeric-id
+        claims.setdefault(subject, {}).setdefault(prop, []).append(statement(prop, item_value(entity_id(obj), old_style)))
+
+    for relation, pairs in trex_facts().items():
+        for s, o in pairs:
+            add(s, relation, o)
+    for country, capital, continent, language in TRAIN_COUNTRIES:
+        add(country, "P36", capital)
+        add(country, "P30", continent)
+        add(country, "P37", language)
+        add(capital, "P17", country)
+    for label in list(_ids):
+        claims.setdefault(label, {})
+    claims["Germany"]["P36"].append(statement("P36", item_value(entity_id("Bonn"), False), rank="deprecated"))
+    claims["France"]["P37"].append(statement("P37", {"value": "French (language)", "type": "string"}))
+    claims["Fiji"]["P30"].append(statement("P30", None, snaktype="novalue"))
+    lines = []
+    for label, properties in claims.items():
+        qid = entity_id(label)
+        language = "mul" if label in MUL_ONLY else "en"
+        entity = {
+            "type": "item", "id": qid,
+            "labels": {language: {"language": language, "value": label},
+                       "de": {"language": "de", "value": label + " (de)"}},
+            "descriptions": {"en": {"language": "en", "value": "demo entity"}},
+            "aliases": {language: [{"language": language, "value": label.upper()}]} if len(label) < 6 else [],
+            "claims": properties,
+            "sitelinks": {"enwiki": {"site": "enwiki", "title": label, "badges": []},
+                          "dewiki": {"site": "dewiki", "title": label, "badges": []}},
+        }
+        lines.append(json.dumps(entity, ensure_ascii=False))
+    lines.insert(5, json.dumps({"type": "item", "id": "Q90009999", "labels": {"de": {"language": "de",
+                                "value": "nur Deutsch"}}, "claims": [], "sitelinks": []}))
+    lines.insert(9, '{"type": "item", "id": "Q90009998", "labels": {"en": ')  # a line cut short
+    text = "[\n" + ",\n".join(lines) + "\n]\n"
+    path.write_bytes(gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0))  # mtime 0: reproducible bytes
 
 
 if __name__ == "__main__":

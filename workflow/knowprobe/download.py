@@ -66,12 +66,44 @@ def download(url: str, dest: str | os.PathLike, timeout: float = 60.0) -> Path:
     return dest
 
 
-def sha256(path: str | os.PathLike) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while chunk := handle.read(CHUNK):
+def file_digest(path: str | os.PathLike, algorithm: str) -> str:
+    digest = hashlib.new(algorithm)
+    with open(path, "rb") as handle, progress(total=os.path.getsize(path), unit="B", unit_scale=True,
+                                              desc=f"{algorithm} {Path(path).name}") as bar:
+        while chunk := handle.read(CHUNK * 16):
             digest.update(chunk)
+            bar.update(len(chunk))
     return digest.hexdigest()
+
+
+def fetch_text(url: str, timeout: float = 60.0) -> str:
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers={"User-Agent": "knowprobe"}),
+                                    timeout=timeout) as response:
+            return response.read().decode("utf-8")
+    except (urllib.error.URLError, OSError) as error:
+        raise KnowprobeError(f"download of {url} failed: {error}") from None
+
+
+def verify_checksum(path: str | os.PathLike, checksums: str, algorithm: str, source: str) -> None:
+    """Check ``path`` against a Wikimedia checksum list (``<hash>  <file name>`` lines).
+
+    A mismatch deletes the file, so that the next run downloads it again.
+    """
+    path = Path(path)
+    expected = {}
+    for line in checksums.splitlines():
+        parts = line.split()
+        if len(parts) == 2:
+            expected[parts[1]] = parts[0].lower()
+    if path.name not in expected:
+        raise KnowprobeError(f"{source}: no {algorithm} checksum for {path.name}")
+    actual = file_digest(path, algorithm)
+    if actual != expected[path.name]:
+        path.unlink()
+        raise KnowprobeError(f"{path}: {algorithm} {actual} does not match {expected[path.name]} from {source}; "
+                             f"the file was deleted, run again to download it anew")
+    log.info("%s: %s checksum verified", path.name, algorithm)
 
 
 def fetch(location: str, dest: str | os.PathLike) -> Path:

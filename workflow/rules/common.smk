@@ -2,6 +2,7 @@
 # and the code files each rule declares as inputs.
 
 import os
+import posixpath
 import re
 from pathlib import Path
 
@@ -62,6 +63,9 @@ def check_local(key, location, kind):
 check_models()
 check_local("lama.data", config["lama"]["data"], "directory")
 check_local("lama.common_vocab", config["lama"]["common_vocab"], "file")
+if config["wikidata"]["path"] is not None:
+    check_local("wikidata.path", config["wikidata"]["path"], "file")
+check_local("trex_train.lpaqa", config["trex_train"]["lpaqa"], "directory")
 
 
 def lama_data():
@@ -72,6 +76,23 @@ def lama_data():
 def common_vocab():
     location = config["lama"]["common_vocab"]
     return "resources/lama/common_vocab_cased.txt" if is_url(location) else location
+
+
+def wikidata_dump():
+    """The dump file: a local path from the config, or the dated download."""
+    if config["wikidata"]["path"] is not None:
+        return config["wikidata"]["path"]
+    date, fmt = config["wikidata"]["date"], config["wikidata"]["format"]
+    return f"resources/wikidata/wikidata-{date}-all.json.{fmt}"
+
+
+def wikidata_url(name):
+    return posixpath.join(config["wikidata"]["mirror"], config["wikidata"]["date"], name)
+
+
+def lpaqa_trex_train():
+    location = config["trex_train"]["lpaqa"]
+    return "resources/lpaqa/TREx_train" if is_url(location) else location
 
 
 def model_dir(name):
@@ -94,11 +115,30 @@ def candidate_words_input(wildcards):
     return inputs
 
 
+def trex_train_input(wildcards):
+    inputs = {
+        "test": "results/facts/trex.parquet",
+        "candidates": expand("results/vocab/{model}.parquet", model=MODELS),
+        "code": code("trex_train", "lama"),
+    }
+    if config["trex_train"]["source"] == "wikidata":
+        inputs["entities"] = "results/wikidata/entities.parquet"
+        inputs["claims"] = "results/wikidata/claims.parquet"
+    else:
+        inputs["lpaqa"] = lpaqa_trex_train()
+    return inputs
+
+
 def final_outputs():
-    return [
+    outputs = [
         "results/tables/baseline.md",
         "results/tables/baseline.csv",
         "results/tables/baseline.tex",
         "results/tables/per_relation.csv",
         "results/tables/dropped_facts.csv",
     ]
+    if config["trex_train"]["source"] != "none":
+        outputs += ["results/tables/trex_train_stats.md", "results/tables/trex_train_stats.csv"]
+    if config["trex_train"]["source"] == "wikidata":
+        outputs.append("results/wikidata/rejects.csv")
+    return outputs

@@ -1,0 +1,200 @@
+import bz2
+import gzip
+import json
+import sys
+from pathlib import Path
+
+import msgspec
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import ROOT, require_shared
+from knowprobe import wikidata
+from knowprobe.download import verify_checksum
+from knowprobe.io import KnowprobeError
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import synthetic_wikidata  # noqa: E402
+
+PROPS = frozenset({"P19", "P31", "P36"})
+
+
+def line(**fields) -> bytes:
+    entity = {"type": "item", "id": "Q1", "labels": {}, "aliases": {}, "claims": {}, "sitelinks": {}}
+    entity.update(fields)
+    return json.dumps(entity).encode() + b",\n"
+
+
+def claim(prop, value, rank="normal", snaktype="value", value_type="wikibase-entityid"):
+    snak = {"snaktype": snaktype, "property": prop}
+    if value is not None:
+        snak["datavalue"] = {"value": value, "type": value_type}
+    return {"mainsnak": snak, "rank": rank, "references": [{"snaks": {"P248": [{"datavalue": {"value": {"id": "Q9"}}}]}}]}
+
+
+def parse(raw: bytes):
+    return wikidata.parse_entity(wikidata.entity_bytes(raw), PROPS)
+
+
+def test_english_label_aliases_sitelink_and_item_claims():
+    parsed = parse(line(
+        id="Q42",
+        labels={"en": {"language": "en", "value": "Douglas Adams"}, "fr": {"language": "fr", "value": "D. Adams"}},
+        aliases={"en": [{"language": "en", "value": "DNA"}, {"language": "en", "value": "Douglas Noel Adams"}]},
+        sitelinks={"enwiki": {"site": "enwiki", "title": "Douglas Adams", "badges": []}},
+        claims={"P31": [claim("P31", {"entity-type": "item", "numeric-id": 5, "id": "Q5"})],
+                "P19": [claim("P19", {"entity-type": "item", "numeric-id": 350, "id": "Q350"}, rank="preferred")],
+                "P569": [claim("P569", {"time": "+1952-03-11T00:00:00Z"}, value_type="time")]},
+    ))
+    assert (parsed.qid, parsed.label, parsed.label_lang, parsed.enwiki) == ("Q42", "Douglas Adams", "en", "Douglas Adams")
+    assert (parsed.aliases, parsed.aliases_lang) == (["DNA", "Douglas Noel Adams"], "en")
+    assert sorted(parsed.claims) == [("P19", "Q350", "preferred"), ("P31", "Q5", "normal")]  # P569 not configured
+    assert parsed.rejects == []
+
+
+def test_mul_label_is_the_fallback_and_recorded():
+    parsed = parse(line(labels={"mul": {"language": "mul", "value": "Tokyo"}, "de": {"language": "de", "value": "x"}},
+                        aliases={"mul": [{"language": "mul", "value": "Tōkyō"}]}))
+    assert (parsed.label, parsed.label_lang, parsed.aliases, parsed.aliases_lang) == ("Tokyo", "mul", ["Tōkyō"], "mul")
+    both = parse(line(labels={"mul": {"value": "Tokyo"}, "en": {"value": "Tokyo City"}}))
+    assert (both.label, both.label_lang) == ("Tokyo City", "en")
+
+
+def test_older_dumps_give_only_numeric_id():
+    parsed = parse(line(labels={"en": {"value": "x"}},
+                        claims={"P31": [claim("P31", {"entity-type": "item", "numeric-id": 5})]}))
+    assert parsed.claims == [("P31", "Q5", "normal")]
+
+
+def test_claims_that_are_not_kept_are_counted_by_kind():
+    parsed = parse(line(labels={"en": {"value": "x"}}, claims={
+        "P36": [claim("P36", "a string", value_type="string"),
+                claim("P36", {"entity-type": "property", "numeric-id": 31, "id": "P31"}),
+                claim("P36", None, snaktype="novalue"), claim("P36", None, snaktype="somevalue"),
+                claim("P36", {"entity-type": "item", "numeric-id": 64, "id": "Q64"}, rank="deprecated"),
+                claim("P36", {"entity-type": "item", "numeric-id": 90, "id": "Q90"})]}))
+    assert parsed.claims == [("P36", "Q90", "normal")]
+    assert sorted(parsed.rejects) == ["deprecated", "no_value", "no_value", "value_not_item", "value_not_item"]
+
+
+def test_entity_without_english_label_and_empty_maps_written_as_lists():
+    parsed = parse(line(labels=[], aliases=[], sitelinks=[], claims=[]))
+    assert parsed.label is None and parsed.rejects == ["no_english_label"] and parsed.enwiki is None
+    german = parse(line(labels={"de": {"value": "nur Deutsch"}}, claims={"P31": [claim("P31", {"id": "Q5"})]}))
+    assert german.rejects == ["no_english_label"] and german.claims == [("P31", "Q5", "normal")]
+
+
+def test_invalid_json_raises_decode_error():
+    with pytest.raises(msgspec.DecodeError):
+        parse(b'{"type": "item", "id": "Q1", "labels": {"en": ,\n')
+
+
+def test_entity_bytes_strips_comma_and_newline_without_copying():
+    raw = b'  {"id": "Q1"},\r\n'
+    view = wikidata.entity_bytes(raw)
+    assert bytes(view) == b'{"id": "Q1"}' and view.obj is raw
+
+
+@pytest.fixture(scope="module")
+def dumps(tmp_path_factory):
+    """The same small synthetic dump as .json, .json.gz and .json.bz2, with two bad lines."""
+    directory = tmp_path_factory.mktemp("dumps")
+    plain = directory / "dump.json"
+    synthetic_wikidata.write_dump(plain, 3_000_000, seed=1)
+    lines = plain.read_bytes().split(b"\n")
+    lines.insert(40, b'{"type": "item", "id": "Q0", "labels": {"en": ')
+    lines.insert(200, b'{"type": "item", "id": "Q00", "labels": {"de": {"value": "x"}}},')
+    data = b"\n".join(lines)
+    plain.write_bytes(data)
+    (directory / "dump.json.gz").write_bytes(gzip.compress(data, compresslevel=6))
+    (directory / "dump.json.bz2").write_bytes(bz2.compress(data))
+    return directory
+
+
+def parse_in_chunks(dump: Path, chunks: int, tmp: Path):
+    info = wikidata.build_index(dump, tmp / "index", threads=2)
+    index = tmp / "index" if info["compression"] != "none" else None
+    entities, claims, rejects = [], [], []
+    for chunk in range(chunks):
+        rejects.append(wikidata.parse_chunk(dump, index, info["uncompressed_bytes"], chunk, chunks,
+                                            sorted(synthetic_wikidata.ITEM_PROPERTIES + ["P31"]),
+                                            tmp / f"e{chunk}.parquet", tmp / f"c{chunk}.parquet"))
+        entities.append(pq.read_table(tmp / f"e{chunk}.parquet").to_pandas())
+        claims.append(pq.read_table(tmp / f"c{chunk}.parquet").to_pandas())
+    rejects = pd.concat(rejects).groupby("kind")["count"].sum().to_dict()
+    return pd.concat(entities, ignore_index=True), pd.concat(claims, ignore_index=True), rejects
+
+
+@pytest.mark.parametrize("suffix", ["json", "json.gz", "json.bz2"])
+def test_chunked_parse_equals_one_chunk(dumps, tmp_path, suffix):
+    dump = dumps / f"dump.{suffix}"
+    (tmp_path / "one").mkdir()
+    (tmp_path / "many").mkdir()
+    entities_1, claims_1, rejects_1 = parse_in_chunks(dump, 1, tmp_path / "one")
+    entities_n, claims_n, rejects_n = parse_in_chunks(dump, 7, tmp_path / "many")
+    assert len(entities_1) > 200 and len(claims_1) > 1000
+    pd.testing.assert_frame_equal(entities_1, entities_n)  # chunks cover the dump in order, no line twice
+    pd.testing.assert_frame_equal(claims_1, claims_n)
+    assert rejects_1 == rejects_n
+    assert rejects_1["invalid_json"] == 1 and rejects_1["no_english_label"] == 1 and rejects_1["deprecated"] > 0
+
+
+def test_truncated_archive_is_a_clear_error(dumps, tmp_path):
+    data = (dumps / "dump.json.gz").read_bytes()
+    cut = tmp_path / "cut.json.gz"
+    cut.write_bytes(data[: len(data) // 2])
+    with pytest.raises(KnowprobeError, match=r"cut.json.gz: corrupt or truncated archive near compressed byte \d+"):
+        wikidata.build_index(cut, tmp_path / "index")
+
+
+def test_chunk_that_runs_out_of_data_names_offset(dumps, tmp_path):
+    dump = dumps / "dump.json"
+    size = dump.stat().st_size
+    with pytest.raises(KnowprobeError, match=r"dump.json: chunk 1: the dump ends at uncompressed offset \d+"):
+        wikidata.parse_chunk(dump, None, size + 10_000, 1, 2, ["P31"], tmp_path / "e.parquet", tmp_path / "c.parquet")
+    assert not (tmp_path / "e.parquet").exists() and not list(tmp_path.glob(".*.part"))
+
+
+def test_gather_concatenates_parts(dumps, tmp_path):
+    entities, _, _ = parse_in_chunks(dumps / "dump.json", 3, tmp_path)
+    rows = wikidata.gather([tmp_path / f"e{i}.parquet" for i in range(3)], tmp_path / "all.parquet",
+                           wikidata.ENTITY_SCHEMA)
+    assert rows == len(entities) == pq.read_metadata(tmp_path / "all.parquet").num_rows
+
+
+def test_checksum_verification(tmp_path):
+    path = tmp_path / "wikidata-20261116-all.json.gz"
+    path.write_bytes(b"dump bytes")
+    good = "8c3f1e38a9c4d6d4a5a9b5d0f1d9e0a1  other.json.gz\n" \
+           "5f4a0f3c0f3bb3b1f4b1b6d2c4b0b2f5  wikidata-20261116-all.json.gz\n"
+    import hashlib
+
+    good = good.replace("5f4a0f3c0f3bb3b1f4b1b6d2c4b0b2f5", hashlib.md5(b"dump bytes").hexdigest())
+    verify_checksum(path, good, "md5", "md5sums.txt")
+    with pytest.raises(KnowprobeError, match="does not match .* the file was deleted"):
+        verify_checksum(path, good.replace(hashlib.md5(b"dump bytes").hexdigest(), "0" * 32), "md5", "md5sums.txt")
+    assert not path.exists()
+    with pytest.raises(KnowprobeError, match="no md5 checksum for"):
+        path.write_bytes(b"x")
+        verify_checksum(path, "abc  unrelated.gz\n", "md5", "md5sums.txt")
+
+
+def test_real_dump_sample_from_2015(tmp_path):
+    """A real dump excerpt: labels stripped, item values with numeric-id only."""
+    dump = require_shared("dumps", "sample-dump-20150815.json.gz")
+    info = wikidata.build_index(dump, tmp_path / "index")
+    rejects = wikidata.parse_chunk(dump, tmp_path / "index", info["uncompressed_bytes"], 0, 1, ["P31", "P279", "P131"],
+                                   tmp_path / "e.parquet", tmp_path / "c.parquet")
+    claims = pq.read_table(tmp_path / "c.parquet").to_pandas()
+    assert len(claims) > 0 and claims["object"].str.match(r"^Q\d+$").all()
+    counts = rejects.set_index("kind")["count"]
+    assert counts["no_english_label"] == 101  # every entity of this excerpt had its labels stripped
+
+
+def test_real_full_entity_q42():
+    text = require_shared("dumps", "qwikidata_wd_Q42.json").read_bytes()
+    parsed = wikidata.parse_entity(text, frozenset({"P31", "P19", "P106", "P27"}))
+    assert (parsed.qid, parsed.label, parsed.enwiki) == ("Q42", "Douglas Adams", "Douglas Adams")
+    assert ("P31", "Q5", "normal") in parsed.claims and ("P19", "Q350", "normal") in parsed.claims
+    assert (parsed.aliases, parsed.aliases_lang) == (["Douglas Noël Adams", "Douglas Noel Adams", "Douglas N. Adams"], "en")

@@ -1,0 +1,354 @@
+"""Wikidata JSON dump → entities and claims, in parallel chunks with bounded memory.
+
+A dump is one entity per line (``[``, ``{...},``, …, ``]``). A single .gz has no chunk
+boundaries, so one pass builds a rapidgzip seek index (``build_index``); each of N chunk
+jobs then opens the dump with that index, seeks to its share of the *uncompressed* bytes
+and parses the lines that start inside it (``parse_chunk``). Lines are decoded with
+msgspec into structs that declare only the fields used here; labels, aliases, sitelinks and
+claims stay raw bytes until one language, site or configured property is asked for, so
+most of each entity (other languages, descriptions, references) is never materialised.
+Rows go to Parquet in row groups as they come, so a job's memory does not grow with the dump.
+
+Outputs: entities ``qid, label, label_lang, aliases, aliases_lang, enwiki`` (English, or
+the ``mul`` default-for-all-languages value where an entity has no English one); claims
+``subject, property, object, rank`` for the configured properties, item values only,
+deprecated statements dropped. Everything not kept is counted by kind (``REJECT_KINDS``).
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+import msgspec
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .io import KnowprobeError, atomic_path, progress
+
+log = logging.getLogger(__name__)
+
+REJECT_KINDS = {
+    "invalid_json": "line is not a valid JSON entity",
+    "no_english_label": "entity has neither an 'en' nor a 'mul' label (claims kept, no entities row)",
+    "value_not_item": "claim value is not an item (a string, date, property, ...)",
+    "no_value": "claim has 'somevalue' or 'novalue' instead of a value",
+    "deprecated": "claim has deprecated rank",
+}
+ENTITY_SCHEMA = pa.schema([
+    ("qid", pa.string()), ("label", pa.string()), ("label_lang", pa.string()),
+    ("aliases", pa.list_(pa.string())), ("aliases_lang", pa.string()), ("enwiki", pa.string()),
+])
+CLAIM_SCHEMA = pa.schema([("subject", pa.string()), ("property", pa.string()), ("object", pa.string()),
+                          ("rank", pa.string())])
+LABEL_LANGUAGES = ("en", "mul")  # English first; since 2024 many names exist only as 'mul'
+ROW_GROUP = 50_000
+
+
+# --- the declared fields; everything else in a line is skipped by the decoder -----------------
+
+class LangValue(msgspec.Struct):
+    value: str = ""
+
+
+class Sitelink(msgspec.Struct):
+    title: str = ""
+
+
+class EntityIdValue(msgspec.Struct, rename={"entity_type": "entity-type", "numeric_id": "numeric-id"}):
+    entity_type: str = "item"
+    numeric_id: int | None = None
+    id: str | None = None  # absent in older dumps, which give only numeric-id
+
+
+class DataValue(msgspec.Struct):
+    type: str = ""
+    value: msgspec.Raw = msgspec.Raw(b"null")
+
+
+class Snak(msgspec.Struct):
+    snaktype: str = "value"
+    datavalue: DataValue | None = None
+
+
+class Statement(msgspec.Struct):
+    mainsnak: Snak = msgspec.field(default_factory=Snak)
+    rank: str = "normal"
+
+
+# Wikibase writes an empty map as [] (e.g. "labels": []), hence the list alternative
+RawMap = dict[str, msgspec.Raw] | list[msgspec.Raw]
+
+
+class Entity(msgspec.Struct):
+    id: str = ""
+    labels: RawMap = msgspec.field(default_factory=dict)
+    aliases: RawMap = msgspec.field(default_factory=dict)
+    sitelinks: RawMap = msgspec.field(default_factory=dict)
+    claims: RawMap = msgspec.field(default_factory=dict)
+
+
+_entity = msgspec.json.Decoder(Entity)
+_lang_value = msgspec.json.Decoder(LangValue)
+_lang_values = msgspec.json.Decoder(list[LangValue])
+_sitelink = msgspec.json.Decoder(Sitelink)
+_statements = msgspec.json.Decoder(list[Statement])
+_entity_id = msgspec.json.Decoder(EntityIdValue)
+
+
+@dataclass
+class ParsedEntity:
+    qid: str
+    label: str | None
+    label_lang: str | None
+    aliases: list[str]
+    aliases_lang: str | None
+    enwiki: str | None
+    claims: list[tuple[str, str, str]]  # (property, object qid, rank)
+    rejects: list[str] = field(default_factory=list)
+
+
+def item_id(value: EntityIdValue) -> str | None:
+    """The item id of an entity-id value, from ``id`` or (older dumps) ``numeric-id``."""
+    if value.entity_type != "item":
+        return None
+    if value.id:
+        return value.id
+    return f"Q{value.numeric_id}" if value.numeric_id is not None else None
+
+
+def entity_bytes(line: bytes) -> memoryview:
+    """The JSON object of a dump line, without its trailing comma and newline (no copy)."""
+    end = len(line)
+    while end and line[end - 1] in b" \t\r\n,":
+        end -= 1
+    start = 0
+    while start < end and line[start] in b" \t":
+        start += 1
+    return memoryview(line)[start:end]
+
+
+def parse_entity(line: bytes | memoryview, properties: frozenset[str]) -> ParsedEntity:
+    """Parse one entity (a dump line's JSON object). Raises msgspec.DecodeError on bad JSON."""
+    entity = _entity.decode(line)
+    rejects: list[str] = []
+    label = label_lang = None
+    labels = entity.labels if isinstance(entity.labels, dict) else {}
+    for language in LABEL_LANGUAGES:
+        if language in labels:
+            label, label_lang = _lang_value.decode(labels[language]).value, language
+            break
+    if label is None:
+        rejects.append("no_english_label")
+    aliases, aliases_lang = [], None
+    alias_map = entity.aliases if isinstance(entity.aliases, dict) else {}
+    for language in LABEL_LANGUAGES:
+        if language in alias_map:
+            aliases, aliases_lang = [a.value for a in _lang_values.decode(alias_map[language])], language
+            break
+    sitelinks = entity.sitelinks if isinstance(entity.sitelinks, dict) else {}
+    enwiki = _sitelink.decode(sitelinks["enwiki"]).title if "enwiki" in sitelinks else None
+    claims: list[tuple[str, str, str]] = []
+    claim_map = entity.claims if isinstance(entity.claims, dict) else {}
+    for prop in properties.intersection(claim_map):
+        for statement in _statements.decode(claim_map[prop]):
+            snak = statement.mainsnak
+            if statement.rank == "deprecated":
+                rejects.append("deprecated")
+            elif snak.snaktype != "value" or snak.datavalue is None:
+                rejects.append("no_value")
+            elif snak.datavalue.type != "wikibase-entityid":
+                rejects.append("value_not_item")
+            else:
+                target = item_id(_entity_id.decode(snak.datavalue.value))
+                if target is None:
+                    rejects.append("value_not_item")
+                else:
+                    claims.append((prop, target, statement.rank))
+    return ParsedEntity(entity.id, label, label_lang, aliases, aliases_lang, enwiki, claims, rejects)
+
+
+# --- reading a dump in chunks ------------------------------------------------------------------
+
+def compression(path: str | Path) -> str:
+    name = str(path)
+    if name.endswith(".gz"):
+        return "gz"
+    if name.endswith(".bz2"):
+        return "bz2"
+    return "none"
+
+
+def open_dump(path: str | Path, index: str | Path | None = None):
+    """A seekable binary reader over the uncompressed dump (rapidgzip for .gz and .bz2)."""
+    path = Path(path)
+    if not path.is_file():
+        raise KnowprobeError(f"{path}: file not found")
+    if compression(path) == "none":
+        return path.open("rb", buffering=1 << 20)
+    import rapidgzip
+
+    handle = rapidgzip.open(str(path), parallelization=1)
+    if index is not None:
+        handle.import_index(str(index))
+    return handle
+
+
+def build_index(path: str | Path, index_out: str | Path, threads: int = 1) -> dict:
+    """One pass over the dump: its uncompressed size and, for .gz/.bz2, a rapidgzip seek index."""
+    path = Path(path)
+    info = {"dump": str(path), "compression": compression(path), "compressed_bytes": path.stat().st_size}
+    if info["compression"] == "none":
+        info["uncompressed_bytes"] = path.stat().st_size
+        Path(index_out).write_bytes(b"")
+        return info
+    import rapidgzip
+
+    with rapidgzip.open(str(path), parallelization=threads) as handle, progress(
+            total=path.stat().st_size, unit="B", unit_scale=True, desc="index") as bar:
+        done = 0
+        try:
+            while handle.read(1 << 26):
+                compressed = handle.tell_compressed() // 8  # rapidgzip reports bits
+                bar.update(compressed - done)
+                done = compressed
+        except Exception as error:  # rapidgzip raises plain exceptions on corrupt data
+            raise KnowprobeError(f"{path}: corrupt or truncated archive near compressed byte "
+                                 f"{handle.tell_compressed() // 8} (uncompressed {handle.tell()}): {error}") from None
+        info["uncompressed_bytes"] = handle.tell()
+        with atomic_path(index_out) as tmp:
+            handle.export_index(str(tmp))
+    return info
+
+
+def chunk_range(size: int, chunk: int, chunks: int) -> tuple[int, int]:
+    """The uncompressed byte range [start, end) of one chunk: lines that *start* in it are its own."""
+    if not 0 <= chunk < chunks:
+        raise KnowprobeError(f"chunk {chunk} is not in 0..{chunks - 1}")
+    return size * chunk // chunks, size * (chunk + 1) // chunks
+
+
+def iter_lines(handle, start: int, end: int) -> Iterator[tuple[int, bytes]]:
+    """``(offset, line)`` for every line whose first byte lies in [start, end)."""
+    if start > 0:
+        handle.seek(start - 1)
+        offset = start - 1 + len(handle.readline())  # the rest of the line that holds byte start-1
+    else:
+        handle.seek(0)
+        offset = 0
+    reader = io.BufferedReader(handle, buffer_size=1 << 22) if not isinstance(handle, io.BufferedReader) else handle
+    while offset < end:
+        line = reader.readline()
+        if not line:
+            raise KnowprobeError(f"the dump ends at uncompressed offset {offset}, before the expected {end}: "
+                                 f"the archive is truncated")
+        yield offset, line
+        offset += len(line)
+
+
+class _PartWriter:
+    """Parquet rows in row groups of ROW_GROUP, so memory stays bounded; renamed into place on success."""
+
+    def __init__(self, path, schema):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.tmp = self.path.with_name(f".{self.path.name}.part")
+        self.schema, self.count = schema, 0
+        self.rows = {name: [] for name in schema.names}
+        self.writer = pq.ParquetWriter(self.tmp, schema, compression="zstd")
+
+    def extend(self, *columns):
+        """Append rows given column by column (cheaper than row by row in this hot loop)."""
+        for column, values in zip(self.rows.values(), columns):
+            column.extend(values)
+        if len(self.rows[self.schema.names[0]]) >= ROW_GROUP:
+            self.flush()
+
+    def flush(self):
+        n = len(self.rows[self.schema.names[0]])
+        if n:
+            self.writer.write_table(pa.table(self.rows, schema=self.schema))
+            self.count += n
+            self.rows = {name: [] for name in self.schema.names}
+
+    def close(self, ok: bool):
+        if ok:
+            self.flush()
+        self.writer.close()
+        if ok:
+            os.replace(self.tmp, self.path)
+        else:
+            self.tmp.unlink(missing_ok=True)
+
+
+def parse_chunk(dump: str | Path, index: str | Path | None, size: int, chunk: int, chunks: int,
+                properties: list[str], entities_out: str | Path, claims_out: str | Path) -> pd.DataFrame:
+    """Parse one chunk of the dump into Parquet parts; returns the rejects (kind, count, example)."""
+    start, end = chunk_range(size, chunk, chunks)
+    wanted = frozenset(properties)
+    counts: Counter[str] = Counter()
+    examples: dict[str, str] = {}
+    entities = _PartWriter(entities_out, ENTITY_SCHEMA)
+    claims = _PartWriter(claims_out, CLAIM_SCHEMA)
+    ok = False
+    handle = open_dump(dump, index)
+    offset = start
+    try:
+        with progress(total=end - start, unit="B", unit_scale=True, desc=f"chunk {chunk}") as bar:
+            done = start
+            for offset, line in iter_lines(handle, start, end):
+                if offset - done > 1 << 24:
+                    bar.update(offset - done)
+                    done = offset
+                view = entity_bytes(line)
+                if len(view) <= 1:  # "[", "]" or a blank line
+                    continue
+                try:
+                    parsed = parse_entity(view, wanted)
+                except (msgspec.DecodeError, msgspec.ValidationError) as error:
+                    counts["invalid_json"] += 1
+                    examples.setdefault("invalid_json", f"uncompressed offset {offset}: {error}")
+                    continue
+                for kind in parsed.rejects:
+                    counts[kind] += 1
+                    examples.setdefault(kind, parsed.qid)
+                if parsed.label is not None:
+                    entities.extend((parsed.qid,), (parsed.label,), (parsed.label_lang,), (parsed.aliases,),
+                                    (parsed.aliases_lang,), (parsed.enwiki,))
+                if parsed.claims:
+                    props, targets, ranks = zip(*parsed.claims)
+                    claims.extend((parsed.qid,) * len(props), props, targets, ranks)
+            bar.update(max(0, min(offset, end) - done))
+        ok = True
+    except KnowprobeError as error:
+        raise KnowprobeError(f"{dump}: chunk {chunk}: {error}") from None
+    except Exception as error:  # the decompressor's errors on corrupt or truncated data
+        raise KnowprobeError(f"{dump}: corrupt or truncated archive in chunk {chunk} near uncompressed offset "
+                             f"{offset}: {type(error).__name__}: {error}") from None
+    finally:
+        handle.close()
+        entities.close(ok)
+        claims.close(ok)
+    log.info("chunk %d/%d [%d, %d): %d entities, %d claims, rejects: %s", chunk + 1, chunks, start, end,
+             entities.count, claims.count, dict(counts) or "none")
+    return pd.DataFrame([{"chunk": chunk, "kind": kind, "description": REJECT_KINDS[kind], "count": n,
+                          "example": examples[kind]} for kind, n in sorted(counts.items())],
+                        columns=["chunk", "kind", "description", "count", "example"])
+
+
+def gather(parts: list[str | Path], out: str | Path, schema: pa.Schema) -> int:
+    """Concatenate Parquet parts batch by batch (bounded memory)."""
+    rows = 0
+    with atomic_path(out) as tmp:
+        with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
+            for part in parts:
+                for batch in pq.ParquetFile(part).iter_batches(batch_size=ROW_GROUP):
+                    writer.write_batch(batch)
+                    rows += batch.num_rows
+    return rows

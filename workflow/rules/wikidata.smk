@@ -1,0 +1,87 @@
+# Wikidata dump -> entities and claims. One pass builds a seek index of the compressed dump;
+# CHUNKS jobs then parse their share of the uncompressed bytes in parallel (cores or nodes),
+# and a gather job concatenates the parts.
+
+CHUNKS = range(config["wikidata"]["chunks"])
+
+
+rule download_wikidata:
+    output:
+        "resources/wikidata/wikidata-{date}-all.json.{format}",
+    params:
+        url=lambda wildcards, output: wikidata_url(Path(output[0]).name),
+        checksums=lambda wildcards: (
+            None
+            if config["wikidata"]["checksum"] == "none"
+            else wikidata_url(f"wikidata-{wildcards.date}-{config['wikidata']['checksum']}sums.txt")
+        ),
+        algorithm=config["wikidata"]["checksum"],
+    log:
+        "logs/download/wikidata-{date}-{format}.log",
+    retries: 3
+    conda:
+        "../../envs/lama.yaml"
+    script:
+        "../scripts/download_wikidata.py"
+
+
+rule wikidata_index:
+    input:
+        dump=wikidata_dump(),
+        code=code("wikidata"),
+    output:
+        index="results/wikidata/dump.index",
+        info="results/wikidata/dump.json",
+    threads: config["wikidata"]["index_threads"]
+    log:
+        "logs/wikidata/index.log",
+    conda:
+        "../../envs/wikidata.yaml"
+    script:
+        "../scripts/wikidata_index.py"
+
+
+rule wikidata_chunk:
+    input:
+        dump=wikidata_dump(),
+        index="results/wikidata/dump.index",
+        info="results/wikidata/dump.json",
+        code=code("wikidata"),
+    output:
+        entities="results/wikidata/parts/entities-{chunk}.parquet",
+        claims="results/wikidata/parts/claims-{chunk}.parquet",
+        rejects="results/wikidata/parts/rejects-{chunk}.csv",
+    params:
+        chunks=config["wikidata"]["chunks"],
+        properties=sorted(config["wikidata"]["properties"]),
+    resources:
+        mem_mb=2000,
+    log:
+        "logs/wikidata/chunk-{chunk}.log",
+    conda:
+        "../../envs/wikidata.yaml"
+    script:
+        "../scripts/wikidata_chunk.py"
+
+
+rule wikidata_gather:
+    input:
+        entities=expand("results/wikidata/parts/entities-{chunk}.parquet", chunk=CHUNKS),
+        claims=expand("results/wikidata/parts/claims-{chunk}.parquet", chunk=CHUNKS),
+        rejects=expand("results/wikidata/parts/rejects-{chunk}.csv", chunk=CHUNKS),
+        code=code("wikidata"),
+    output:
+        entities="results/wikidata/entities.parquet",
+        claims="results/wikidata/claims.parquet",
+        rejects=report(
+            "results/wikidata/rejects.csv",
+            caption="../report/wikidata_rejects.rst",
+            category="Data",
+            subcategory="Wikidata",
+        ),
+    log:
+        "logs/wikidata/gather.log",
+    conda:
+        "../../envs/wikidata.yaml"
+    script:
+        "../scripts/wikidata_gather.py"

@@ -1,0 +1,12 @@
+"""Rule unpack_lpaqa_trex_train: LPAQA's TREx_train.tar.gz -> a directory of P*.jsonl."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
+
+from knowprobe.io import rule_logging
+from knowprobe.trex_train import unpack_lpaqa
+
+with rule_logging(snakemake.log[0]) as log:
+    unpack_lpaqa(snakemake.input.archive, snakemake.output[0])
+    log.info("unpacked %s into %s", snakemake.input.archive, snakemake.output[0])

@@ -1,0 +1,16 @@
+"""Rule wikidata_index: one pass over the dump: its uncompressed size and a seek index for the chunk jobs."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
+
+import json
+
+from knowprobe import wikidata
+from knowprobe.io import rule_logging, write_text
+
+with rule_logging(snakemake.log[0]) as log:
+    info = wikidata.build_index(snakemake.input.dump, snakemake.output.index, threads=snakemake.threads)
+    log.info("%s: %s compressed, %s uncompressed bytes", info["dump"], f"{info['compressed_bytes']:,}",
+             f"{info['uncompressed_bytes']:,}")
+    write_text(json.dumps(info, indent=2) + "\n", snakemake.output.info)
