@@ -4,9 +4,10 @@ A dump is one entity per line (``[``, ``{...},``, …, ``]``). A single .gz has 
 boundaries, so one pass builds a rapidgzip seek index (``build_index``); each of N chunk
 jobs then opens the dump with that index, seeks to its share of the *uncompressed* bytes
 and parses the lines that start inside it (``parse_chunk``). Lines are decoded with
-msgspec into structs that declare only the fields used here; labels, aliases, sitelinks and
-claims stay raw bytes until one language, site or configured property is asked for, so
-most of each entity (other languages, descriptions, references) is never materialised.
+msgspec into structs that declare only the fields used here: the English and ``mul`` labels
+and aliases, the enwiki sitelink, and the statements of the configured properties; the rest of
+each entity (other languages, descriptions, other properties, references) is skipped by the
+decoder without being materialised.
 Rows go to Parquet in row groups as they come, so a job's memory does not grow with the dump.
 
 Outputs: entities ``qid, label, label_lang, aliases, aliases_lang, enwiki`` (English, or
@@ -17,6 +18,7 @@ deprecated statements dropped. Everything not kept is counted by kind (``REJECT_
 
 from __future__ import annotations
 
+import functools
 import io
 import logging
 import os
@@ -51,14 +53,28 @@ LABEL_LANGUAGES = ("en", "mul")  # English first; since 2024 many names exist on
 ROW_GROUP = 50_000
 
 
-# --- the declared fields; everything else in a line is skipped by the decoder -----------------
+# --- the declared fields; msgspec skips everything else in a line without materialising it -------
 
 class LangValue(msgspec.Struct):
     value: str = ""
 
 
+class Labels(msgspec.Struct):  # of the hundreds of languages, only these two are decoded
+    en: LangValue | None = None
+    mul: LangValue | None = None
+
+
+class Aliases(msgspec.Struct):
+    en: list[LangValue] | None = None
+    mul: list[LangValue] | None = None
+
+
 class Sitelink(msgspec.Struct):
     title: str = ""
+
+
+class Sitelinks(msgspec.Struct):
+    enwiki: Sitelink | None = None
 
 
 class EntityIdValue(msgspec.Struct, rename={"entity_type": "entity-type", "numeric_id": "numeric-id"}):
@@ -69,7 +85,10 @@ class EntityIdValue(msgspec.Struct, rename={"entity_type": "entity-type", "numer
 
 class DataValue(msgspec.Struct):
     type: str = ""
-    value: msgspec.Raw = msgspec.Raw(b"null")
+    # Item values decode into EntityIdValue. Other object values (time, quantity, coordinates)
+    # share none of its keys and decode to its defaults, harmlessly: only type
+    # "wikibase-entityid" is read.
+    value: EntityIdValue | str | float | None = None
 
 
 class Snak(msgspec.Struct):
@@ -82,24 +101,21 @@ class Statement(msgspec.Struct):
     rank: str = "normal"
 
 
-# Wikibase writes an empty map as [] (e.g. "labels": []), hence the list alternative
-RawMap = dict[str, msgspec.Raw] | list[msgspec.Raw]
-
-
-class Entity(msgspec.Struct):
-    id: str = ""
-    labels: RawMap = msgspec.field(default_factory=dict)
-    aliases: RawMap = msgspec.field(default_factory=dict)
-    sitelinks: RawMap = msgspec.field(default_factory=dict)
-    claims: RawMap = msgspec.field(default_factory=dict)
-
-
-_entity = msgspec.json.Decoder(Entity)
-_lang_value = msgspec.json.Decoder(LangValue)
-_lang_values = msgspec.json.Decoder(list[LangValue])
-_sitelink = msgspec.json.Decoder(Sitelink)
-_statements = msgspec.json.Decoder(list[Statement])
-_entity_id = msgspec.json.Decoder(EntityIdValue)
+@functools.lru_cache(maxsize=8)
+def entity_decoder(properties: frozenset[str]) -> msgspec.json.Decoder:
+    """A decoder whose claims struct has one field per configured property, so the statements of
+    all other properties (most of an entity) are skipped in the same single pass."""
+    claims = msgspec.defstruct("Claims", [(p, list[Statement], msgspec.field(default_factory=list))
+                                          for p in sorted(properties)])
+    # Wikibase writes an empty map as [] (e.g. "labels": []), hence the list alternatives
+    entity = msgspec.defstruct("Entity", [
+        ("id", str, ""),
+        ("labels", Labels | list, msgspec.field(default_factory=Labels)),
+        ("aliases", Aliases | list, msgspec.field(default_factory=Aliases)),
+        ("sitelinks", Sitelinks | list, msgspec.field(default_factory=Sitelinks)),
+        ("claims", claims | list, msgspec.field(default_factory=claims)),
+    ])
+    return msgspec.json.Decoder(entity)
 
 
 @dataclass
@@ -136,41 +152,44 @@ def entity_bytes(line: bytes) -> memoryview:
 
 def parse_entity(line: bytes | memoryview, properties: frozenset[str]) -> ParsedEntity:
     """Parse one entity (a dump line's JSON object). Raises msgspec.DecodeError on bad JSON."""
-    entity = _entity.decode(line)
+    entity = entity_decoder(properties).decode(line)
     rejects: list[str] = []
     label = label_lang = None
-    labels = entity.labels if isinstance(entity.labels, dict) else {}
-    for language in LABEL_LANGUAGES:
-        if language in labels:
-            label, label_lang = _lang_value.decode(labels[language]).value, language
-            break
+    if not isinstance(entity.labels, list):
+        for language in LABEL_LANGUAGES:
+            value = getattr(entity.labels, language)
+            if value is not None:
+                label, label_lang = value.value, language
+                break
     if label is None:
         rejects.append("no_english_label")
     aliases, aliases_lang = [], None
-    alias_map = entity.aliases if isinstance(entity.aliases, dict) else {}
-    for language in LABEL_LANGUAGES:
-        if language in alias_map:
-            aliases, aliases_lang = [a.value for a in _lang_values.decode(alias_map[language])], language
-            break
-    sitelinks = entity.sitelinks if isinstance(entity.sitelinks, dict) else {}
-    enwiki = _sitelink.decode(sitelinks["enwiki"]).title if "enwiki" in sitelinks else None
+    if not isinstance(entity.aliases, list):
+        for language in LABEL_LANGUAGES:
+            values = getattr(entity.aliases, language)
+            if values is not None:
+                aliases, aliases_lang = [a.value for a in values], language
+                break
+    enwiki = None
+    if not isinstance(entity.sitelinks, list) and entity.sitelinks.enwiki is not None:
+        enwiki = entity.sitelinks.enwiki.title
     claims: list[tuple[str, str, str]] = []
-    claim_map = entity.claims if isinstance(entity.claims, dict) else {}
-    for prop in properties.intersection(claim_map):
-        for statement in _statements.decode(claim_map[prop]):
-            snak = statement.mainsnak
-            if statement.rank == "deprecated":
-                rejects.append("deprecated")
-            elif snak.snaktype != "value" or snak.datavalue is None:
-                rejects.append("no_value")
-            elif snak.datavalue.type != "wikibase-entityid":
-                rejects.append("value_not_item")
-            else:
-                target = item_id(_entity_id.decode(snak.datavalue.value))
-                if target is None:
+    if not isinstance(entity.claims, list):
+        for prop in entity.claims.__struct_fields__:
+            for statement in getattr(entity.claims, prop):
+                snak = statement.mainsnak
+                if statement.rank == "deprecated":
+                    rejects.append("deprecated")
+                elif snak.snaktype != "value" or snak.datavalue is None:
+                    rejects.append("no_value")
+                elif snak.datavalue.type != "wikibase-entityid" or not isinstance(snak.datavalue.value, EntityIdValue):
                     rejects.append("value_not_item")
                 else:
-                    claims.append((prop, target, statement.rank))
+                    target = item_id(snak.datavalue.value)
+                    if target is None:
+                        rejects.append("value_not_item")
+                    else:
+                        claims.append((prop, target, statement.rank))
     return ParsedEntity(entity.id, label, label_lang, aliases, aliases_lang, enwiki, claims, rejects)
 
 
