@@ -271,3 +271,45 @@ def test_slurm_profile_sends_probe_to_gpu_nodes(tmp_path):
     assert len(probes) == 2 and all("gpu=1" in job and "slurm_partition=gpu" in job for job in probes)
     others = [job for job in jobs if re.match(r"rule (?!probe:)\w+:", job) and "resources:" in job]
     assert others and not any("gpu=1" in job for job in others)
+
+
+@pytest.fixture
+def mirror(tmp_path):
+    """A loopback HTTP server laid out like dumps.wikimedia.org/wikidatawiki/entities/DATE/."""
+    import functools
+    import hashlib
+    import http.server
+    import threading
+
+    root = tmp_path / "mirror"
+    dated = root / "20261116"
+    dated.mkdir(parents=True)
+    dump = (ROOT / "resources/demo/wikidata-demo-all.json.gz").read_bytes()
+    (dated / "wikidata-20261116-all.json.gz").write_bytes(dump)
+    (dated / "wikidata-20261116-md5sums.txt").write_text(
+        f"{hashlib.md5(dump).hexdigest()}  wikidata-20261116-all.json.gz\n"
+        f"{'0' * 32}  wikidata-20261116-all.json.bz2\n")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", dated
+    server.shutdown()
+
+
+def test_wikidata_download_rule_verifies_the_checksum(tmp_path, mirror):
+    url, dated = mirror
+    project = copy_project(tmp_path / "project")
+    config = yaml.safe_load((project / "resources/demo/config.yaml").read_text())
+    config["wikidata"].update(path=None, date="20261116", mirror=url)
+    (project / "mirror.yaml").write_text(yaml.safe_dump(config))
+    target = "resources/wikidata/wikidata-20261116-all.json.gz"
+    snakemake(project, target, "--configfile", "mirror.yaml")
+    assert (project / target).read_bytes() == (dated / "wikidata-20261116-all.json.gz").read_bytes()
+    assert "md5 checksum verified" in (project / "logs/download/wikidata-20261116-gz.log").read_text()
+
+    (dated / "wikidata-20261116-all.json.gz").write_bytes(b"corrupted in transit")
+    (project / target).unlink()
+    result = snakemake(project, target, "--configfile", "mirror.yaml", check=False)
+    assert result.returncode != 0
+    assert "does not match" in result.stderr and not (project / target).exists()
