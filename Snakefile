@@ -43,12 +43,15 @@ include: "workflow/rules/probe.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/wikidata.smk"
 include: "workflow/rules/trex_train.smk"
+include: "workflow/rules/wikipedia.smk"
+include: "workflow/rules/mining.smk"
 
 
 # Light rules stay on the submitting host when a cluster executor is used: they take seconds,
 # less than a queue wait, and the downloads need the network that compute nodes often lack.
 # Submitted to the cluster: probe (GPU), train_demo_model, and the Wikidata index, chunk
-# parses (one job each, across nodes), gather and T-REx-train.
+# parses (one job each, across nodes), gather and T-REx-train, the Wikipedia extraction and
+# matching chunks, and mining (spaCy).
 localrules:
     all,
     download_lama,
@@ -67,6 +70,9 @@ localrules:
     download_lpaqa_trex_train,
     unpack_lpaqa_trex_train,
     trex_train_stats,
+    download_wikipedia,
+    wikipedia_streams,
+    mine_man_prompts,
 
 
 rule all:

@@ -1,7 +1,6 @@
 import http.server
 import threading
 import zipfile
-from pathlib import Path
 
 import pytest
 import yaml

@@ -5,6 +5,7 @@ Each test works in a copy of the project in a temporary directory, so the checko
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -102,18 +103,42 @@ def test_demo_builds_trex_train_from_its_wikidata_dump(demo):
     assert stats["LPAQA (Table 1)"].tolist() == [948.7, 880.1, 354.6, 4.4]
 
 
+def test_demo_mines_prompts_from_its_wikipedia_dump_and_probes_them(demo):
+    counts = pd.read_csv(demo / "results/mining/extract_counts.csv").groupby("what")["count"].sum()
+    assert counts["articles"] == 62 and counts["redirects"] == 19 and counts["other_namespace"] == 1
+    matches = pd.read_parquet(demo / "results/mining/matches.parquet")
+    assert {"link", "label"} <= set(matches["obj_how"]) | set(matches["sub_how"])
+    train = pd.read_parquet(demo / "results/facts/trex_train.parquet")
+    assert set(zip(matches["sub_uri"], matches["obj_uri"])) <= set(zip(train["sub_uri"], train["obj_uri"]))
+    mine = pd.read_parquet(demo / "results/prompts/mine.parquet")
+    assert set(mine["source"]) == {"mid"}  # offline: no spaCy pipeline, middle-word prompts only
+    assert "[Y] is the capital of [X] ." in set(mine.loc[mine["relation"] == "P36", "template"])
+    assert "middle-word prompts only" in (demo / "logs/mining/mine.log").read_text()
+    assert "middle-word only" in (demo / "results/tables/mined_prompts.md").read_text()
+    mine_man = pd.read_parquet(demo / "results/prompts/mine_man.parquet")
+    manual = pd.read_parquet(demo / "results/prompts/manual.parquet")
+    pairs = lambda frame: set(zip(frame["relation"], frame["template"]))
+    assert pairs(mine_man) == pairs(mine) | pairs(manual) and len(mine_man) == len(pairs(mine_man))
+    metrics = pd.read_parquet(demo / "results/metrics/tiny-demo-bert/mine/trex.parquet")
+    assert len(metrics) == len(mine[mine["relation"].isin(pd.read_parquet(demo / "results/facts/trex.parquet")["relation"])])
+
+
 def test_interrupted_run_resumes_and_gives_identical_tables(demo, tmp_path):
     """Ctrl-C during training, then the same command: it completes, with the tables of an uninterrupted run."""
     project = copy_project(tmp_path)
+    output = tmp_path / "interrupted.log"
+    # a shell starts background commands with SIGINT ignored, and that is inherited: restore the
+    # default, as in the terminal of a user who presses Ctrl-C
     process = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "2", *DEMO], cwd=project,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+                               stdout=output.open("w"), stderr=subprocess.STDOUT, start_new_session=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     train_log = project / "logs/train_demo_model/tiny-demo-bert.log"
     deadline = time.time() + 240
-    while time.time() < deadline and not (train_log.exists() and "step 250" in train_log.read_text()):
+    while time.time() < deadline and not (train_log.exists() and "step 500" in train_log.read_text()):
         assert process.poll() is None, "the run ended before training got going"
-        time.sleep(0.5)
+        time.sleep(0.2)
     os.killpg(process.pid, signal.SIGINT)  # what a terminal sends on Ctrl-C
-    assert process.wait(timeout=120) != 0
+    assert process.wait(timeout=120) != 0, output.read_text()[-3000:]
     assert not (project / "results/models/tiny-demo-bert/config.json").exists(), "a half-trained model was left"
     assert not (project / "results/tables").exists()
     snakemake(project, *DEMO)
@@ -141,15 +166,21 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
     assert probe_output.stat().st_mtime_ns != before
     assert read_tables(project) == read_tables(demo)
 
-    # the Wikidata stages: editing the parser reruns the parse and T-REx-train, not the probe
+    # the Wikidata stages: the parse, T-REx-train and what was mined with them; not the demo model
+    # nor the fact filter, nor the Wikipedia extraction
+    downstream = {"trex_train", "trex_train_stats", "distant_supervision", "mine_prompts", "mine_man_prompts",
+                  "probe", "evaluate"}
     with open(project / "workflow/knowprobe/wikidata.py", "a") as handle:
         handle.write("\n# an edit of the Wikidata stage\n")
     planned = executed_rules(snakemake(project, "-n", *DEMO))
-    assert planned == {"wikidata_index", "wikidata_chunk", "wikidata_gather", "trex_train", "trex_train_stats"}
-    with open(project / "workflow/knowprobe/trex_train.py", "a") as handle:
-        handle.write("\n# an edit of the T-REx-train stage\n")
+    assert planned == {"wikidata_index", "wikidata_chunk", "wikidata_gather"} | downstream
+    with open(project / "workflow/knowprobe/mining.py", "a") as handle:
+        handle.write("\n# an edit of the mining stage\n")
+    manual_probe = project / "results/probe/tiny-demo-bert/manual/trex.parquet"
+    manual_before = manual_probe.stat().st_mtime_ns
     ran = executed_rules(snakemake(project, *DEMO))
-    assert ran == {"wikidata_index", "wikidata_chunk", "wikidata_gather", "trex_train", "trex_train_stats"}
+    assert ran == planned
+    assert manual_probe.stat().st_mtime_ns == manual_before  # only the mined prompt sets were probed again
     assert executed_rules(snakemake(project, "-n", *DEMO)) == set()
 
     # a parameter of one stage: only that stage and its dependents would run
@@ -177,9 +208,12 @@ def test_default_config_dry_run_builds_the_whole_dag_without_downloading(tmp_pat
     result = snakemake(project, "-n", "--quiet", "rules")
     counts = dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout + result.stderr, re.MULTILINE))
     assert counts["download_lama"] == "1" and counts["download_model"] == "2"
-    assert counts["probe"] == "4" and counts["tables"] == "1"  # 2 models x 2 datasets
+    assert counts["tables"] == "1"
     assert counts["download_wikidata"] == "1" and counts["wikidata_chunk"] == "16" and counts["trex_train"] == "1"
-    for downloaded in ["resources/lama", "resources/models", "resources/wikidata"]:
+    assert counts["download_wikipedia"] == "1" and counts["wikipedia_extract"] == "32"
+    assert counts["distant_supervision"] == "32" and counts["mine_prompts"] == "1"
+    assert counts["probe"] == "8"  # 2 models x (manual x 2 datasets + mine, mine_man x T-REx)
+    for downloaded in ["resources/lama", "resources/models", "resources/wikidata", "resources/wikipedia"]:
         assert not (project / downloaded).exists()
 
 
@@ -236,6 +270,7 @@ def test_real_lama_files_flow_through_the_workflow(tmp_path):
         "models": {"tiny-random-bert": {"path": str(model_dir)}},
         "probe": {"device": "cpu", "top_k": 5, "threads": 2},
         "trex_train": {"source": "lpaqa", "lpaqa": str(require_shared("lpaqa", "TREx_train"))},
+        "prompt_sets": ["manual"],
     }
     (project / "real.yaml").write_text(yaml.safe_dump(config))
     snakemake(project, "--configfile", "real.yaml")
@@ -268,7 +303,7 @@ def test_slurm_profile_sends_probe_to_gpu_nodes(tmp_path):
     output = result.stdout + result.stderr
     jobs = re.split(r"\n(?=(?:local)?rule \w+:)", output)
     probes = [job for job in jobs if job.startswith("rule probe:")]
-    assert len(probes) == 2 and all("gpu=1" in job and "slurm_partition=gpu" in job for job in probes)
+    assert len(probes) == 4 and all("gpu=1" in job and "slurm_partition=gpu" in job for job in probes)
     others = [job for job in jobs if re.match(r"rule (?!probe:)\w+:", job) and "resources:" in job]
     assert others and not any("gpu=1" in job for job in others)
 
@@ -313,3 +348,28 @@ def test_wikidata_download_rule_verifies_the_checksum(tmp_path, mirror):
     result = snakemake(project, target, "--configfile", "mirror.yaml", check=False)
     assert result.returncode != 0
     assert "does not match" in result.stderr and not (project / target).exists()
+
+
+def test_wikipedia_download_rule_fetches_dump_and_index_and_verifies_both(tmp_path, mirror):
+    import hashlib
+
+    url, dated = mirror
+    enwiki = dated.parent / "20261101"
+    enwiki.mkdir()
+    sums = []
+    for name in ["enwiki-demo-pages-articles-multistream.xml.bz2",
+                 "enwiki-demo-pages-articles-multistream-index.txt.bz2"]:
+        data = (ROOT / "resources/demo" / name).read_bytes()
+        served = name.replace("enwiki-demo", "enwiki-20261101")
+        (enwiki / served).write_bytes(data)
+        sums.append(f"{hashlib.md5(data).hexdigest()}  {served}")
+    (enwiki / "enwiki-20261101-md5sums.txt").write_text("\n".join(sums) + "\n")
+    project = copy_project(tmp_path / "project")
+    config = yaml.safe_load((project / "resources/demo/config.yaml").read_text())
+    config["wikipedia"].update(path=None, index=None, date="20261101", mirror=url, chunks=2)
+    (project / "mirror.yaml").write_text(yaml.safe_dump(config))
+    snakemake(project, "results/wikipedia/streams.json", "--configfile", "mirror.yaml")
+    log = (project / "logs/download/wikipedia-20261101.log").read_text()
+    assert log.count("md5 checksum verified") == 2
+    streams = json.loads((project / "results/wikipedia/streams.json").read_text())
+    assert len(streams["ranges"]) == 2 and all(streams["ranges"])

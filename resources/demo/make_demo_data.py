@@ -3,8 +3,10 @@
     python resources/demo/make_demo_data.py
 
 writes resources/demo/lama/{relations.jsonl, TREx/P*.jsonl, Google_RE/*_test.jsonl,
-common_vocab_cased.txt}, resources/demo/corpus_templates.jsonl and a small Wikidata dump in
-the real entity JSON layout, resources/demo/wikidata-demo-all.json.gz. The facts are real
+common_vocab_cased.txt}, resources/demo/corpus_templates.jsonl, a small Wikidata dump in
+the real entity JSON layout (resources/demo/wikidata-demo-all.json.gz) and a small English
+Wikipedia dump in the real multistream export format with its index
+(resources/demo/enwiki-demo-pages-articles-multistream{.xml.bz2,-index.txt.bz2}). The facts are real
 (capitals, continents, languages, birthplaces); the entity ids are demo ids (Q900xxxxx),
 not Wikidata's. Some objects are deliberately several tokens long ("New Delhi", "South
 America") or missing from the demo vocabulary, and two Google-RE facts carry a majority
@@ -250,6 +252,7 @@ def main() -> None:
         {"relation": r, "template": t} for r, templates in CORPUS_TEMPLATES.items() for t in templates
     ])
     write_wikidata_dump(HERE / "wikidata-demo-all.json.gz")
+    write_wikipedia_dump(HERE / "enwiki-demo-pages-articles-multistream.xml.bz2")
 
 
 def item_value(qid: str, old_style: bool) -> dict:
@@ -316,6 +319,66 @@ def write_wikidata_dump(path: Path) -> None:
     lines.insert(9, '{"type": "item", "id": "Q90009998", "labels": {"en": ')  # a line cut short
     text = "[\n" + ",\n".join(lines) + "\n]\n"
     path.write_bytes(gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0))  # mtime 0: reproducible bytes
+
+
+# Articles about the T-REx-train countries and capitals, in several phrasings each, so that
+# distant supervision finds their facts and mining sees frequent and rare patterns. {c} country,
+# {cap} capital, {cont} continent, {lang} language; [[...]] are links as editors write them.
+COUNTRY_SENTENCES = [
+    "'''{c}''' is a country in [[{cont}]].{{{{Infobox country|name={c}|capital=[[{cap}]]}}}}",
+    "The capital of {c} is [[{cap}]].<ref>{{{{cite web|title=Capitals}}}}</ref>",
+    "{c} is located in [[{cont}]], and its largest city is [[{cap}]].",
+    "[[{cap}]] is the capital of {c}.",
+    "The official language of {c} is [[{lang} language|{lang}]].",
+    "Most people in {c} speak [[{lang} language|{lang}]].",
+    "{lang} is spoken in {c}.",
+]
+CAPITAL_SENTENCES = [
+    "'''{cap}''' is the capital and largest city of [[{c}]].",
+    "{cap} is a city in [[{c}]].",
+    "{cap} lies in the north of [[{c}|the country]] .<!-- editors' note -->",
+]
+
+
+def write_wikipedia_dump(path: Path) -> None:
+    """A multistream dump as Wikimedia writes it: a header stream, bzip2 streams of (here) 5 pages,
+    a footer stream, and an index of "offset:page_id:title" lines."""
+    import bz2
+    from xml.sax.saxutils import escape
+
+    pages, page_id = [], 10
+    for number, (country, capital, continent, language) in enumerate(TRAIN_COUNTRIES):
+        fill = {"c": country, "cap": capital, "cont": continent, "lang": language}
+        # a different subset of the phrasings per article, as real articles vary
+        country_text = " ".join(t.format(**fill) for k, t in enumerate(COUNTRY_SENTENCES) if (k + number) % 3 != 2)
+        capital_text = " ".join(t.format(**fill) for k, t in enumerate(CAPITAL_SENTENCES) if (k + number) % 2 == 0)
+        pages.append((country, None, "== Geography ==\n" + country_text + "\n[[Category:Countries]]"))
+        pages.append((capital, None, capital_text + '\n{| class="wikitable"\n| [[' + country + "]] || 1\n|}"))
+    for language in sorted({row[3] for row in TRAIN_COUNTRIES}):
+        pages.append((f"{language} language", language, ""))  # links say "X language"; Wikidata's title is X
+    pages.append(("Talk:Jordan", None, "A discussion page, not an article."))
+    xml_pages = []
+    for title, redirect, text in pages:
+        page_id += 1
+        namespace = 1 if title.startswith("Talk:") else 0
+        body = f"#REDIRECT [[{redirect}]]" if redirect else text
+        xml_pages.append((page_id, title, (
+            f"  <page>\n    <title>{escape(title)}</title>\n    <ns>{namespace}</ns>\n    <id>{page_id}</id>\n"
+            + (f'    <redirect title="{escape(redirect)}" />\n' if redirect else "")
+            + f"    <revision>\n      <id>{page_id + 1000}</id>\n      <model>wikitext</model>\n"
+            f'      <text bytes="{len(body.encode())}" xml:space="preserve">{escape(body)}</text>\n'
+            f"    </revision>\n  </page>\n")))
+    header = ('<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.11/" version="0.11" xml:lang="en">\n'
+              "  <siteinfo>\n    <sitename>Wikipedia</sitename>\n    <dbname>enwiki</dbname>\n  </siteinfo>\n")
+    data, index = bz2.compress(header.encode(), 9), []
+    for start in range(0, len(xml_pages), 5):
+        group = xml_pages[start:start + 5]
+        index += [f"{len(data)}:{pid}:{title}" for pid, title, _ in group]
+        data += bz2.compress("".join(xml for _, _, xml in group).encode(), 9)
+    data += bz2.compress(b"</mediawiki>\n", 9)
+    path.write_bytes(data)
+    index_path = path.with_name(path.name.replace(".xml.bz2", "-index.txt.bz2"))
+    index_path.write_bytes(bz2.compress(("\n".join(index) + "\n").encode(), 9))
 
 
 if __name__ == "__main__":

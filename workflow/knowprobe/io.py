@@ -21,6 +21,8 @@ import pyarrow.parquet as pq
 
 log = logging.getLogger("knowprobe")
 
+PARQUET_ROW_GROUP = 50_000
+
 
 class KnowprobeError(Exception):
     """A problem with the user's inputs or configuration, reported as one line (no traceback)."""
@@ -46,6 +48,53 @@ def write_parquet(frame: pd.DataFrame | pa.Table, path: str | os.PathLike) -> No
     table = frame if isinstance(frame, pa.Table) else pa.Table.from_pandas(frame, preserve_index=False)
     with atomic_path(path) as tmp:
         pq.write_table(table, tmp, compression="zstd")
+
+
+class ParquetPartWriter:
+    """Parquet rows in row groups of PARQUET_ROW_GROUP, so memory stays bounded; renamed into place on success."""
+
+    def __init__(self, path, schema):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.tmp = self.path.with_name(f".{self.path.name}.part")
+        self.schema, self.count = schema, 0
+        self.rows = {name: [] for name in schema.names}
+        self.writer = pq.ParquetWriter(self.tmp, schema, compression="zstd")
+
+    def extend(self, *columns):
+        """Append rows given column by column (cheaper than row by row in this hot loop)."""
+        for column, values in zip(self.rows.values(), columns):
+            column.extend(values)
+        if len(self.rows[self.schema.names[0]]) >= PARQUET_ROW_GROUP:
+            self.flush()
+
+    def flush(self):
+        n = len(self.rows[self.schema.names[0]])
+        if n:
+            self.writer.write_table(pa.table(self.rows, schema=self.schema))
+            self.count += n
+            self.rows = {name: [] for name in self.schema.names}
+
+    def close(self, ok: bool):
+        if ok:
+            self.flush()
+        self.writer.close()
+        if ok:
+            os.replace(self.tmp, self.path)
+        else:
+            self.tmp.unlink(missing_ok=True)
+
+
+def concat_parquet(parts: list[str | Path], out: str | Path, schema: pa.Schema) -> int:
+    """Concatenate Parquet parts batch by batch (bounded memory)."""
+    rows = 0
+    with atomic_path(out) as tmp:
+        with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
+            for part in parts:
+                for batch in pq.ParquetFile(part).iter_batches(batch_size=PARQUET_ROW_GROUP):
+                    writer.write_batch(batch)
+                    rows += batch.num_rows
+    return rows
 
 
 def read_parquet(path: str | os.PathLike) -> pd.DataFrame:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import functools
 import io
 import logging
-import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,9 +29,8 @@ from typing import Iterator
 import msgspec
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from .io import KnowprobeError, atomic_path, progress
+from .io import KnowprobeError, ParquetPartWriter, atomic_path, progress
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +48,6 @@ ENTITY_SCHEMA = pa.schema([
 CLAIM_SCHEMA = pa.schema([("subject", pa.string()), ("property", pa.string()), ("object", pa.string()),
                           ("rank", pa.string())])
 LABEL_LANGUAGES = ("en", "mul")  # English first; since 2024 many names exist only as 'mul'
-ROW_GROUP = 50_000
 
 
 # --- the declared fields; msgspec skips everything else in a line without materialising it -------
@@ -271,41 +268,6 @@ def iter_lines(handle, start: int, end: int) -> Iterator[tuple[int, bytes]]:
         offset += len(line)
 
 
-class _PartWriter:
-    """Parquet rows in row groups of ROW_GROUP, so memory stays bounded; renamed into place on success."""
-
-    def __init__(self, path, schema):
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.tmp = self.path.with_name(f".{self.path.name}.part")
-        self.schema, self.count = schema, 0
-        self.rows = {name: [] for name in schema.names}
-        self.writer = pq.ParquetWriter(self.tmp, schema, compression="zstd")
-
-    def extend(self, *columns):
-        """Append rows given column by column (cheaper than row by row in this hot loop)."""
-        for column, values in zip(self.rows.values(), columns):
-            column.extend(values)
-        if len(self.rows[self.schema.names[0]]) >= ROW_GROUP:
-            self.flush()
-
-    def flush(self):
-        n = len(self.rows[self.schema.names[0]])
-        if n:
-            self.writer.write_table(pa.table(self.rows, schema=self.schema))
-            self.count += n
-            self.rows = {name: [] for name in self.schema.names}
-
-    def close(self, ok: bool):
-        if ok:
-            self.flush()
-        self.writer.close()
-        if ok:
-            os.replace(self.tmp, self.path)
-        else:
-            self.tmp.unlink(missing_ok=True)
-
-
 def parse_chunk(dump: str | Path, index: str | Path | None, size: int, chunk: int, chunks: int,
                 properties: list[str], entities_out: str | Path, claims_out: str | Path) -> pd.DataFrame:
     """Parse one chunk of the dump into Parquet parts; returns the rejects (kind, count, example)."""
@@ -313,8 +275,8 @@ def parse_chunk(dump: str | Path, index: str | Path | None, size: int, chunk: in
     wanted = frozenset(properties)
     counts: Counter[str] = Counter()
     examples: dict[str, str] = {}
-    entities = _PartWriter(entities_out, ENTITY_SCHEMA)
-    claims = _PartWriter(claims_out, CLAIM_SCHEMA)
+    entities = ParquetPartWriter(entities_out, ENTITY_SCHEMA)
+    claims = ParquetPartWriter(claims_out, CLAIM_SCHEMA)
     ok = False
     handle = open_dump(dump, index)
     offset = start
@@ -359,15 +321,3 @@ def parse_chunk(dump: str | Path, index: str | Path | None, size: int, chunk: in
     return pd.DataFrame([{"chunk": chunk, "kind": kind, "description": REJECT_KINDS[kind], "count": n,
                           "example": examples[kind]} for kind, n in sorted(counts.items())],
                         columns=["chunk", "kind", "description", "count", "example"])
-
-
-def gather(parts: list[str | Path], out: str | Path, schema: pa.Schema) -> int:
-    """Concatenate Parquet parts batch by batch (bounded memory)."""
-    rows = 0
-    with atomic_path(out) as tmp:
-        with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
-            for part in parts:
-                for batch in pq.ParquetFile(part).iter_batches(batch_size=ROW_GROUP):
-                    writer.write_batch(batch)
-                    rows += batch.num_rows
-    return rows

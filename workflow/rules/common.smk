@@ -66,6 +66,17 @@ check_local("lama.common_vocab", config["lama"]["common_vocab"], "file")
 if config["wikidata"]["path"] is not None:
     check_local("wikidata.path", config["wikidata"]["path"], "file")
 check_local("trex_train.lpaqa", config["trex_train"]["lpaqa"], "directory")
+for key in ("path", "index"):
+    if config["wikipedia"][key] is not None:
+        check_local(f"wikipedia.{key}", config["wikipedia"][key], "file")
+if config["wikipedia"]["path"] is not None and config["wikipedia"]["index"] is None and config["wikipedia"]["chunks"] > 1:
+    raise WorkflowError(
+        "config wikipedia.chunks: a dump without a multistream index (wikipedia.index) has no chunk "
+        "boundaries; set wikipedia.chunks: 1 or give the index"
+    )
+MINED_SETS = [name for name in PROMPT_SETS if name != "manual"]
+if MINED_SETS and config["trex_train"]["source"] == "none":
+    raise WorkflowError(f"config prompt_sets: {', '.join(MINED_SETS)} need T-REx-train (trex_train.source is none)")
 
 
 def lama_data():
@@ -93,6 +104,24 @@ def wikidata_url(name):
 def lpaqa_trex_train():
     location = config["trex_train"]["lpaqa"]
     return "resources/lpaqa/TREx_train" if is_url(location) else location
+
+
+def wikipedia_files():
+    """The dump and its multistream index (None for a local dump without one)."""
+    if config["wikipedia"]["path"] is not None:
+        return config["wikipedia"]["path"], config["wikipedia"]["index"]
+    date = config["wikipedia"]["date"]
+    stem = f"resources/wikipedia/enwiki-{date}-pages-articles-multistream"
+    return f"{stem}.xml.bz2", f"{stem}-index.txt.bz2"
+
+
+def wikipedia_url(name):
+    return posixpath.join(config["wikipedia"]["mirror"], config["wikipedia"]["date"], name)
+
+
+def probed_datasets(prompt_set):
+    """Mined prompts exist for T-REx relations only."""
+    return DATASETS if prompt_set == "manual" else [d for d in DATASETS if d == "trex"]
 
 
 def model_dir(name):
@@ -141,4 +170,13 @@ def final_outputs():
         outputs += ["results/tables/trex_train_stats.md", "results/tables/trex_train_stats.csv"]
     if config["trex_train"]["source"] == "wikidata":
         outputs.append("results/wikidata/rejects.csv")
+    for prompt_set in MINED_SETS:
+        outputs += expand(
+            "results/metrics/{model}/{prompt_set}/{dataset}.parquet",
+            model=MODELS,
+            prompt_set=prompt_set,
+            dataset=probed_datasets(prompt_set),
+        )
+    if MINED_SETS:
+        outputs += ["results/tables/mined_prompts.md", "results/mining/extract_counts.csv"]
     return outputs

@@ -9,7 +9,7 @@ rule download_wikidata:
     output:
         "resources/wikidata/wikidata-{date}-all.json.{format}",
     params:
-        url=lambda wildcards, output: wikidata_url(Path(output[0]).name),
+        urls=lambda wildcards, output: [wikidata_url(Path(output[0]).name)],
         checksums=lambda wildcards: (
             None
             if config["wikidata"]["checksum"] == "none"
@@ -22,7 +22,7 @@ rule download_wikidata:
     conda:
         "../../envs/lama.yaml"
     script:
-        "../scripts/download_wikidata.py"
+        "../scripts/download_dump.py"
 
 
 rule wikidata_index:

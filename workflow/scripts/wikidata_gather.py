@@ -7,11 +7,11 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe packa
 import pandas as pd
 
 from knowprobe import wikidata
-from knowprobe.io import rule_logging, write_csv
+from knowprobe.io import concat_parquet, rule_logging, write_csv
 
 with rule_logging(snakemake.log[0]) as log:
-    entities = wikidata.gather(snakemake.input.entities, snakemake.output.entities, wikidata.ENTITY_SCHEMA)
-    claims = wikidata.gather(snakemake.input.claims, snakemake.output.claims, wikidata.CLAIM_SCHEMA)
+    entities = concat_parquet(snakemake.input.entities, snakemake.output.entities, wikidata.ENTITY_SCHEMA)
+    claims = concat_parquet(snakemake.input.claims, snakemake.output.claims, wikidata.CLAIM_SCHEMA)
     rejects = pd.concat([pd.read_csv(path) for path in snakemake.input.rejects], ignore_index=True)
     totals = rejects.groupby("kind")["count"].sum()
     log.info("%d entities, %d claims from %d chunks; not kept: %s", entities, claims, len(snakemake.input.entities),

@@ -1,0 +1,183 @@
+"""Speed of Wikipedia extraction and matching against raw decompression and mwparserfromhell.
+
+    python benchmarks/wikipedia_extract.py               # 300 MB of generated XML
+    python benchmarks/wikipedia_extract.py --size-mb 600
+
+On a generated multistream dump (benchmarks/synthetic_wikipedia.py), one core, one run:
+- raw decompression of every bzip2 stream;
+- knowprobe end to end: ``wikipedia.extract_chunk`` (decompress, parse pages, clean wikitext,
+  split sentences, Parquet) then ``distant.match_sentences`` (links through redirects and sitelinks,
+  Aho-Corasick name matching) against 5,000 entities and 2,000 training facts;
+- baseline: mwparserfromhell ``parse(...).strip_code()`` of the same pages (on a sample: it is slow),
+  beside knowprobe's cleaner on that same sample;
+- the spaCy step: sentences/s of the matched sentences through a tagger + parser pipeline of
+  spaCy's default architecture, randomly initialised (no trained pipeline can be downloaded here;
+  speed depends on the architecture, not the weights).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import random
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "workflow"))
+sys.path.insert(0, str(HERE))
+
+import pandas as pd  # noqa: E402
+import pyarrow.parquet as pq  # noqa: E402
+
+import synthetic_wikipedia  # noqa: E402
+from knowprobe import distant, wikipedia  # noqa: E402
+
+FULL_WIKIPEDIA_ARTICLES = 6.9e6
+
+
+def make_dump(size_mb: int, directory: Path, pool: list[str]):
+    path = directory / f"synthetic-{size_mb}MB-pages-articles-multistream.xml.bz2"
+    meta = directory / f"synthetic-{size_mb}MB.meta.json"
+    if path.exists() and meta.exists():
+        return path, json.loads(meta.read_text())
+    start = time.perf_counter()
+    info = synthetic_wikipedia.write_dump(path, size_mb * 1_000_000, pool, seed=size_mb)
+    meta.write_text(json.dumps(info))
+    print(f"generated {path.name}: {info['pages']:,} pages, {info['xml_bytes'] / 1e6:.0f} MB of XML, "
+          f"{path.stat().st_size / 1e6:.0f} MB bz2, in {time.perf_counter() - start:.0f} s")
+    return path, info
+
+
+def ranges_of(path: Path, index: str) -> list[tuple[int, int]]:
+    return wikipedia.chunk_streams(wikipedia.read_stream_offsets(index), path.stat().st_size, 0, 1)
+
+
+def raw_decompress(path: Path, ranges) -> int:
+    total = 0
+    for _, xml in wikipedia.iter_xml_pieces(path, ranges):
+        total += len(xml)
+    return total
+
+
+def knowledge(pool: list[str], seed: int = 0):
+    rng = random.Random(seed)
+    entities = pd.DataFrame({"qid": [f"Q{i}" for i in range(len(pool))], "label": pool,
+                             "aliases": [[f"{n} City"] if i % 5 == 0 else [] for i, n in enumerate(pool)],
+                             "enwiki": pool})
+    pairs = set()
+    while len(pairs) < 2000:
+        a, b = rng.sample(range(len(pool)), 2)
+        pairs.add((f"Q{a}", f"Q{b}"))
+    facts = pd.DataFrame([{"relation": rng.choice(["P17", "P19", "P36", "P37"]), "sub_uri": a, "obj_uri": b}
+                          for a, b in sorted(pairs)])
+    return entities, facts
+
+
+def sample_pages(path: Path, ranges, megabytes: int) -> list[str]:
+    texts, size = [], 0
+    for _, xml in wikipedia.iter_xml_pieces(path, ranges):
+        for page in wikipedia.iter_pages(xml):
+            if page.redirect is None:
+                texts.append(page.text)
+                size += len(page.text)
+        if size > megabytes * 1_000_000:
+            break
+    return texts
+
+
+def spacy_rate(sentences: list[str]) -> float:
+    import spacy
+    from spacy.tokens import Doc
+    from spacy.training import Example
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("tagger")
+    nlp.add_pipe("parser")
+    words = ["The", "capital", "of", "France", "is", "Paris", "."]
+    reference = Doc(nlp.vocab, words=words, heads=[1, 4, 1, 2, 4, 4, 4],
+                    deps=["det", "nsubj", "prep", "pobj", "ROOT", "attr", "punct"],
+                    tags=["DT", "NN", "IN", "NNP", "VBZ", "NNP", "."])
+    nlp.initialize(lambda: [Example(nlp.make_doc(" ".join(words)), reference)])
+    start = time.perf_counter()
+    for _ in nlp.pipe(sentences, batch_size=256):
+        pass
+    return len(sentences) / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size-mb", type=int, default=300, help="MB of XML to generate")
+    parser.add_argument("--baseline-mb", type=int, default=15, help="MB of wikitext for the mwparserfromhell baseline")
+    parser.add_argument("--workdir", default="benchmarks/results/wikipedia")
+    parser.add_argument("--out", default="benchmarks/results/wikipedia_extract.json")
+    args = parser.parse_args()
+    logging.disable(logging.INFO)
+    workdir = Path(args.workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    pool = synthetic_wikipedia.entities(5000)
+    dump, info = make_dump(args.size_mb, workdir, pool)
+    ranges = ranges_of(dump, info["index"])
+    xml_mb = info["xml_bytes"] / 1e6
+
+    start = time.perf_counter()
+    raw_decompress(dump, ranges)
+    raw_s = time.perf_counter() - start
+
+    start = time.perf_counter()
+    counts = wikipedia.extract_chunk(dump, ranges, workdir / "sentences.parquet", workdir / "redirects.parquet")
+    extract_s = time.perf_counter() - start
+    entities, facts = knowledge(pool)
+    start = time.perf_counter()
+    sentences = pq.read_table(workdir / "sentences.parquet").to_pandas()
+    redirects = wikipedia.read_redirects([workdir / "redirects.parquet"])
+    matches = distant.match_sentences(sentences, facts, entities, redirects)
+    match_s = time.perf_counter() - start
+    counts = dict(zip(counts["what"], counts["count"]))
+
+    texts = sample_pages(dump, ranges, args.baseline_mb)
+    sample_mb = sum(len(t.encode()) for t in texts) / 1e6
+    import mwparserfromhell
+
+    start = time.perf_counter()
+    for text in texts:
+        mwparserfromhell.parse(text).strip_code()
+    mwp_s = time.perf_counter() - start
+    start = time.perf_counter()
+    for text in texts:
+        for _ in wikipedia.page_sentences(text):
+            pass
+    ours_sample_s = time.perf_counter() - start
+
+    spacy_sentences = spacy_rate(list(matches["text"].head(5000)))
+    total_s = extract_s + match_s
+    result = {
+        "xml_mb": round(xml_mb), "bz2_mb": round(dump.stat().st_size / 1e6), "pages": info["pages"],
+        "articles": counts.get("articles", 0), "sentences": counts.get("sentences", 0), "matches": len(matches),
+        "raw_decompress_mb_s": xml_mb / raw_s, "extract_mb_s": xml_mb / extract_s, "match_mb_s": xml_mb / match_s,
+        "end_to_end_mb_s": xml_mb / total_s, "end_to_end_pages_s": info["pages"] / total_s,
+        "mwparserfromhell_wikitext_mb_s": sample_mb / mwp_s, "knowprobe_cleaner_wikitext_mb_s": sample_mb / ours_sample_s,
+        "cleaner_speedup_vs_mwparserfromhell": mwp_s / ours_sample_s, "spacy_sentences_s": spacy_sentences,
+        "projection_articles_16_cores_min": FULL_WIKIPEDIA_ARTICLES / (counts.get("articles", 1) / total_s) / 16 / 60,
+    }
+    print(f"dump: {result['xml_mb']} MB of XML ({result['bz2_mb']} MB bz2), {info['pages']:,} pages "
+          f"({result['articles']:,} articles), one core")
+    print(f"raw bzip2 decompression:                 {result['raw_decompress_mb_s']:6.1f} MB/s of XML")
+    print(f"knowprobe extraction (decompress+clean+split+Parquet): {result['extract_mb_s']:6.1f} MB/s")
+    print(f"knowprobe matching ({len(facts):,} facts, {len(entities):,} entities): {result['match_mb_s']:6.1f} MB/s of XML")
+    print(f"knowprobe end to end:                    {result['end_to_end_mb_s']:6.1f} MB/s, "
+          f"{result['end_to_end_pages_s']:,.0f} pages/s; {result['sentences']:,} sentences, {len(matches):,} matches")
+    print(f"wikitext cleaning on a {sample_mb:.0f} MB sample: mwparserfromhell strip_code "
+          f"{result['mwparserfromhell_wikitext_mb_s']:.1f} MB/s, knowprobe {result['knowprobe_cleaner_wikitext_mb_s']:.1f} "
+          f"MB/s ({result['cleaner_speedup_vs_mwparserfromhell']:.1f}x, knowprobe also splits sentences and keeps links)")
+    print(f"spaCy tagger+parser (default architecture, untrained): {spacy_sentences:,.0f} sentences/s")
+    print(f"projection, {FULL_WIKIPEDIA_ARTICLES / 1e6:.1f} M articles at this rate on 16 cores: "
+          f"{result['projection_articles_16_cores_min']:.0f} min")
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,154 @@
+import bz2
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import require_shared
+from knowprobe import wikipedia as wp
+from knowprobe.io import KnowprobeError
+
+
+def sentences(wikitext):
+    return [(text, [(text[s:e], target) for s, e, target in links]) for text, links in wp.page_sentences(wikitext)]
+
+
+def test_links_piped_links_and_link_trails_become_spans():
+    assert sentences("Mozart was born in [[Salzburg]], in the [[Archbishopric of Salzburg|archbishopric]].") == [
+        ("Mozart was born in Salzburg, in the archbishopric.",
+         [("Salzburg", "Salzburg"), ("archbishopric", "Archbishopric of Salzburg")])]
+    assert sentences("He played [[violin]]s and [[piano_concerto#Mozart|concerto]]s.") == [
+        ("He played violins and concertos.", [("violins", "Violin"), ("concertos", "Piano concerto")])]
+
+
+def test_templates_refs_comments_and_markup_are_removed():
+    text = ("{{Infobox person|name={{nowrap|W. A. Mozart}}|birth_place=[[Salzburg]]}}\n"
+            "'''Wolfgang Amadeus Mozart''' ({{IPA|ˈmoːtsaʁt}}; 27 January 1756 – 1791)<ref name=\"b\">{{cite "
+            "book|title=x}}</ref> was a composer<ref>Grove</ref> of the [[Classical period (music)|Classical "
+            "period]].<!-- a comment with [[Link]] -->\n")
+    assert sentences(text) == [("Wolfgang Amadeus Mozart (; 27 January 1756 – 1791) was a composer of the "
+                                "Classical period.", [("Classical period", "Classical period (music)")])]
+
+
+def test_tables_files_categories_headings_and_lists():
+    text = ("== Early life ==\n"
+            "[[File:Mozart.jpg|thumb|Portrait of [[Mozart]] in [[Vienna]]]]\n"
+            "{| class=\"wikitable\"\n|-\n| [[Salzburg]] || 1756\n|}\n"
+            "* He moved to [[Vienna]] in 1781.\n"
+            "See [https://example.org the archive].\n"
+            "[[Category:Composers]]\n[[de:Wolfgang Amadeus Mozart]]\n")
+    assert sentences(text) == [("He moved to Vienna in 1781.", [("Vienna", "Vienna")]), ("See the archive.", [])]
+
+
+def test_sentence_splitter_keeps_abbreviations_and_initials():
+    text = "J. R. R. Tolkien met Dr. Smith in the U.S. in 1920. He left! Then St. Mary's closed. 1921 was calm."
+    spans = wp.split_sentences(text)
+    assert [text[s:e] for s, e in spans] == ["J. R. R. Tolkien met Dr. Smith in the U.S. in 1920.", "He left!",
+                                             "Then St. Mary's closed.", "1921 was calm."]
+
+
+def test_title_normalization_and_redirects():
+    assert wp.normalize_title("salzburg_(city)#History") == "Salzburg (city)"
+    redirects = {"Mozart": "Wolfgang Amadeus Mozart", "W. A. Mozart": "Mozart", "Loop": "Loop"}
+    assert wp.resolve("W. A. Mozart", redirects) == "Wolfgang Amadeus Mozart"
+    assert wp.resolve("Loop", redirects) == "Loop"
+    assert wp.resolve("Vienna", redirects) == "Vienna"
+
+
+PAGE = """  <page>
+    <title>{title}</title>
+    <ns>{ns}</ns>
+    <id>{id}</id>{redirect}
+    <revision>
+      <id>9{id}</id>
+      <text bytes="10" xml:space="preserve">{text}</text>
+    </revision>
+  </page>
+"""
+
+
+def page(id, title, text="", ns=0, redirect=None):
+    return PAGE.format(id=id, title=title, ns=ns, text=text,
+                       redirect=f'\n    <redirect title="{redirect}" />' if redirect else "")
+
+
+def test_pages_xml_entities_and_redirects():
+    xml = ("<mediawiki><siteinfo><sitename>Wikipedia</sitename></siteinfo>\n" +
+           page(1, "Mozart", "'''Mozart''' was born in [[Salzburg]] &amp; died in [[Vienna]]. &lt;ref&gt;x&lt;/ref&gt;") +
+           page(2, "W. A. Mozart", "#REDIRECT [[Mozart]]", redirect="Mozart") +
+           page(3, "Talk:Mozart", "chat", ns=1) + "</mediawiki>")
+    pages = list(wp.iter_pages(xml))
+    assert [(p.id, p.title, p.namespace, p.redirect) for p in pages] == [
+        (1, "Mozart", 0, None), (2, "W. A. Mozart", 0, "Mozart"), (3, "Talk:Mozart", 1, None)]
+    assert pages[0].text.startswith("'''Mozart''' was born in [[Salzburg]] & died")
+    assert sentences(pages[0].text) == [("Mozart was born in Salzburg & died in Vienna.",
+                                         [("Salzburg", "Salzburg"), ("Vienna", "Vienna")])]
+
+
+def write_multistream(path, pages_per_stream, pages):
+    """A multistream dump and its index, as Wikimedia writes them (header and footer streams too)."""
+    streams = [b"<mediawiki>\n  <siteinfo><sitename>Wikipedia</sitename></siteinfo>\n"]
+    titles = [[]]
+    for start in range(0, len(pages), pages_per_stream):
+        group = pages[start:start + pages_per_stream]
+        streams.append("".join(page(*p) for p in group).encode())
+        titles.append([(p[0], p[1]) for p in group])
+    streams.append(b"</mediawiki>\n")
+    titles.append([])
+    data, index, offset = b"", [], 0
+    for stream, group in zip(streams, titles):
+        compressed = bz2.compress(stream)
+        index += [f"{offset}:{pid}:{title}" for pid, title in group]
+        data += compressed
+        offset += len(compressed)
+    path.write_bytes(data)
+    index_path = path.with_name(path.name.replace(".xml.bz2", "-index.txt.bz2"))
+    index_path.write_bytes(bz2.compress(("\n".join(index) + "\n").encode()))
+    return index_path
+
+
+def test_chunks_of_streams_cover_every_page_once(tmp_path):
+    pages = [(i, f"Page {i}", f"Sentence one of page {i} links [[Page {i + 1}]]. Sentence two.") for i in range(1, 41)]
+    pages.append((99, "Old name", "#REDIRECT [[Page 1]]", 0, "Page 1"))
+    dump = tmp_path / "enwiki-multistream.xml.bz2"
+    index = write_multistream(dump, 3, pages)
+    offsets = wp.read_stream_offsets(index)
+    assert len(offsets) == 14  # 14 streams of pages; the header stream is not indexed
+    size = dump.stat().st_size
+    seen = []
+    for chunk in range(4):
+        counts = wp.extract_chunk(dump, wp.chunk_streams(offsets, size, chunk, 4), tmp_path / f"s{chunk}.parquet",
+                                  tmp_path / f"r{chunk}.parquet")
+        seen.append(pq.read_table(tmp_path / f"s{chunk}.parquet").to_pandas())
+        assert "articles" in set(counts["what"])
+    table = pd.concat(seen, ignore_index=True)
+    assert sorted(table["page_id"].unique()) == list(range(1, 41))
+    assert len(table) == 80
+    assert wp.read_redirects([tmp_path / f"r{c}.parquet" for c in range(4)]) == {"Old name": "Page 1"}
+
+
+def test_bad_index_and_corrupt_stream_are_named(tmp_path):
+    index = tmp_path / "index.txt"
+    index.write_text("12:1:A\nnot a line\n")
+    with pytest.raises(KnowprobeError, match=r"index.txt:2: not an 'offset:page_id:title' line"):
+        wp.read_stream_offsets(index)
+    dump = tmp_path / "dump.xml.bz2"
+    dump.write_bytes(bz2.compress(b"<page></page>" * 50)[:-20])  # a stream cut short
+    with pytest.raises(KnowprobeError, match=r"dump.xml.bz2: corrupt bzip2 stream at byte \d+"):
+        list(wp.iter_xml_pieces(dump, [(0, dump.stat().st_size)]))
+
+
+def test_real_wikipedia_export_sample(tmp_path):
+    dump = require_shared("dumps", "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2")
+    counts = wp.extract_chunk(dump, None, tmp_path / "s.parquet", tmp_path / "r.parquet")
+    counts = dict(zip(counts["what"], counts["count"]))
+    # 100 redirects in all, one of them in the project namespace (4), which is not article text
+    assert (counts["articles"], counts["redirects"], counts["other_namespace"]) == (106, 99, 1)
+    table = pq.read_table(tmp_path / "s.parquet").to_pandas()
+    lincoln = table[table["title"] == "Abraham Lincoln"]
+    assert len(lincoln) > 100
+    assert not table["text"].str.contains(r"\{\{|\}\}|\[\[|<ref|'''", regex=True).any()
+    links = [link for row in table["links"] for link in row]
+    assert len(links) > 5000
+    text = lincoln["text"].iloc[0]
+    assert text.startswith("Abraham Lincoln")

@@ -1,0 +1,330 @@
+"""Wikipedia dump → clean sentences with their links, in parallel chunks.
+
+English Wikipedia's *multistream* dump is a concatenation of bzip2 streams of 100 pages each;
+its index (``offset:page_id:title`` lines) gives each stream's byte offset, so byte ranges of
+whole streams are independent chunks: a chunk job reads its range and decompresses stream by
+stream. A plain ``.xml`` or single-stream ``.xml.bz2`` dump has no such boundaries and is
+parsed as one chunk.
+
+Wikitext becomes plain text by a single-purpose cleaner (no general parser: it needs only the
+article prose): comments, references, templates, tables, files, categories and markup are
+removed; links become their anchor text, recorded as spans with the link's target title;
+headings, lists of markup and other non-prose lines are dropped; the text is split into
+sentences with a rule-based splitter that knows common abbreviations and initials.
+"""
+
+from __future__ import annotations
+
+import bz2
+import html
+import logging
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .io import KnowprobeError, ParquetPartWriter, progress
+
+log = logging.getLogger(__name__)
+
+SPAN = pa.struct([("start", pa.int32()), ("end", pa.int32()), ("target", pa.string())])
+SENTENCE_SCHEMA = pa.schema([
+    ("page_id", pa.int64()), ("title", pa.string()), ("sentence", pa.int32()), ("text", pa.string()),
+    ("links", pa.list_(SPAN)),
+])
+REDIRECT_SCHEMA = pa.schema([("title", pa.string()), ("target", pa.string())])
+
+
+# --- pages -----------------------------------------------------------------------------------
+
+@dataclass
+class Page:
+    id: int
+    title: str
+    namespace: int
+    redirect: str | None
+    text: str
+
+
+_PAGE = re.compile(r"<page>(.*?)</page>", re.S)
+_TITLE = re.compile(r"<title>(.*?)</title>", re.S)
+_NS = re.compile(r"<ns>(-?\d+)</ns>")
+_ID = re.compile(r"<id>(\d+)</id>")
+_REDIRECT = re.compile(r'<redirect\s+title="([^"]*)"')
+_TEXT = re.compile(r"<text\b[^>]*?(?:/>|>(.*?)</text>)", re.S)
+
+
+def iter_pages(xml: str) -> Iterator[Page]:
+    """Pages of a piece of MediaWiki export XML that holds whole ``<page>`` elements."""
+    for match in _PAGE.finditer(xml):
+        body = match.group(1)
+        title, ns, page_id = _TITLE.search(body), _NS.search(body), _ID.search(body)
+        if not (title and ns and page_id):
+            raise KnowprobeError(f"a <page> without title, ns or id near {body[:80]!r}")
+        redirect = _REDIRECT.search(body)
+        text = _TEXT.search(body)
+        yield Page(int(page_id.group(1)), html.unescape(title.group(1)), int(ns.group(1)),
+                   html.unescape(redirect.group(1)) if redirect else None,
+                   html.unescape(text.group(1) or "") if text else "")
+
+
+def read_stream_offsets(index: str | Path) -> list[int]:
+    """Distinct stream offsets of a multistream index (``offset:page_id:title`` lines, bz2 or plain)."""
+    index = Path(index)
+    opener = bz2.open if index.suffix == ".bz2" else open
+    offsets = set()
+    try:
+        with opener(index, "rt", encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                head, _, _ = line.partition(":")
+                if not head.isdigit():
+                    raise KnowprobeError(f"{index}:{number}: not an 'offset:page_id:title' line")
+                offsets.add(int(head))
+    except (OSError, EOFError) as error:
+        raise KnowprobeError(f"{index}: unreadable multistream index ({error})") from None
+    return sorted(offsets)
+
+
+def chunk_streams(offsets: list[int], size: int, chunk: int, chunks: int) -> list[tuple[int, int]]:
+    """Byte ranges of the streams of one chunk: streams are split evenly by count."""
+    bounds = offsets + [size]
+    first, last = len(offsets) * chunk // chunks, len(offsets) * (chunk + 1) // chunks
+    return [(bounds[i], bounds[i + 1]) for i in range(first, last)]
+
+
+def iter_xml_pieces(dump: str | Path, ranges: list[tuple[int, int]] | None) -> Iterator[tuple[int, str]]:
+    """``(compressed offset, xml text)`` per stream of ``ranges``, or of the whole dump when None."""
+    dump = Path(dump)
+    if ranges is None:
+        opener = bz2.open if dump.suffix == ".bz2" else open
+        try:
+            with opener(dump, "rt", encoding="utf-8") as handle:
+                yield 0, handle.read()
+        except (OSError, EOFError) as error:
+            raise KnowprobeError(f"{dump}: corrupt or truncated archive ({error})") from None
+        return
+    with dump.open("rb") as handle:
+        for start, end in ranges:
+            handle.seek(start)
+            data = handle.read(end - start)
+            try:
+                yield start, bz2.decompress(data).decode("utf-8")
+            except (OSError, ValueError, EOFError) as error:
+                raise KnowprobeError(f"{dump}: corrupt bzip2 stream at byte {start} ({error})") from None
+
+
+# --- wikitext → text with link spans -----------------------------------------------------------
+
+_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)
+_REF = re.compile(r"<ref\b[^>]*/>|<ref\b[^>]*>.*?</ref\s*>", re.S | re.I)
+_BLOCK_TAGS = re.compile(r"<(math|gallery|timeline|syntaxhighlight|source|pre|nowiki|table|score|imagemap|chem|"
+                         r"graph|mapframe|references|div|blockquote|poem|code|hiero)\b[^>]*>.*?</\1\s*>", re.S | re.I)
+_TAG = re.compile(r"</?[a-zA-Z][^>]*>")
+_INNER_TEMPLATE = re.compile(r"\{\{[^{}]*\}\}")
+_TABLE = re.compile(r"\{\|.*?\|\}", re.S)
+_FILE_LINK_START = re.compile(r"\[\[\s*(?:file|image|category|media)\s*:", re.I)
+_BRACKETS = re.compile(r"\[\[|\]\]")
+_INTERWIKI = re.compile(r"\[\[\s*:?[a-z][a-z-]{1,11}\s*:[^\[\]]*\]\]")
+_EXTERNAL = re.compile(r"\[(?:https?:|ftp:)?//[^\s\]]+\s*([^\]]*)\]")
+_URL = re.compile(r"https?://\S+")
+_QUOTES = re.compile(r"'{2,5}")
+_EMPTY_PARENS = re.compile(r" ?\(\s*[,;]?\s*\)")  # left where a template filled the parentheses
+_SPACE_BEFORE_PUNCT = re.compile(r" +(?=[,.;:])")
+_LINK = re.compile(r"\[\[([^\[\]|]+)(?:\|([^\[\]]*))?\]\]([a-z]*)")
+_HEADING = re.compile(r"^=+.*=+\s*$")
+_SKIP_LINE = re.compile(r"^\s*(?:[|!{}]|__[A-Z]+__|\s*$)")
+_LIST = re.compile(r"^[*#:;]+\s*")
+_SPACES = re.compile(r"[ \t\u00a0]+")
+
+
+def normalize_title(title: str) -> str:
+    """A link target as MediaWiki resolves it: no section, spaces for underscores, first letter upper."""
+    title = _SPACES.sub(" ", title.split("#", 1)[0].replace("_", " ")).strip()
+    return title[:1].upper() + title[1:]
+
+
+def strip_markup(wikitext: str) -> str:
+    """Remove everything but prose and links (links are handled by ``paragraphs``)."""
+    text = _COMMENT.sub("", wikitext)
+    text = _REF.sub("", text)
+    text = _BLOCK_TAGS.sub("", text)
+    for _ in range(10):  # templates nest; remove innermost first until none is left
+        text, n = _INNER_TEMPLATE.subn("", text)
+        if not n:
+            break
+    for _ in range(3):
+        text, n = _TABLE.subn("", text)
+        if not n:
+            break
+    text = remove_file_links(text)
+    text = _INTERWIKI.sub("", text)
+    text = _EXTERNAL.sub(r"\1", text)
+    text = _URL.sub("", text)
+    text = _QUOTES.sub("", text)
+    text = _TAG.sub("", text)
+    text = _EMPTY_PARENS.sub("", text)
+    return _SPACE_BEFORE_PUNCT.sub("", text)
+
+
+def remove_file_links(text: str) -> str:
+    """Drop [[File:…]], [[Image:…]], [[Category:…]] with their captions, however deeply links nest in them."""
+    pieces, position = [], 0
+    while (match := _FILE_LINK_START.search(text, position)) is not None:
+        pieces.append(text[position:match.start()])
+        depth, end = 1, len(text)
+        for bracket in _BRACKETS.finditer(text, match.end()):
+            depth += 1 if bracket.group() == "[[" else -1
+            if depth == 0:
+                end = bracket.end()
+                break
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+def paragraphs(wikitext: str) -> Iterator[tuple[str, list[tuple[int, int, str]]]]:
+    """Prose lines as ``(text, links)``; each link is ``(start, end, target title)`` in ``text``."""
+    for line in strip_markup(wikitext).split("\n"):
+        if _HEADING.match(line) or _SKIP_LINE.match(line):
+            continue
+        line = _LIST.sub("", line)
+        pieces, links, length, last = [], [], 0, 0
+        for match in _LINK.finditer(line):
+            before = _prose(line[last:match.start()])
+            pieces.append(before)
+            length += len(before)
+            target, anchor, trail = match.groups()
+            anchor = html.unescape((anchor if anchor else target).strip() + trail)
+            if anchor:
+                links.append((length, length + len(anchor), normalize_title(html.unescape(target))))
+                pieces.append(anchor)
+                length += len(anchor)
+            last = match.end()
+        pieces.append(_prose(line[last:]))
+        text = "".join(pieces)
+        # collapse runs of spaces left by removed markup, moving the link offsets with the text
+        if "  " in text or text[:1].isspace() or text[-1:].isspace():
+            text, links = _collapse_spaces(text, links)
+        if text:
+            yield text, links
+
+
+def _prose(piece: str) -> str:
+    # brackets of malformed links ("[[a|b]" in the source) are dropped, their words kept
+    return html.unescape(piece).replace("[[", "").replace("]]", "")
+
+
+def _collapse_spaces(text: str, links):
+    keep, mapping, previous_space = [], [], True
+    for char in text:
+        mapping.append(len(keep))
+        space = char in " \t\u00a0"
+        if not (space and previous_space):
+            keep.append(" " if space else char)
+        previous_space = space
+    mapping.append(len(keep))
+    while keep and keep[-1] == " ":
+        keep.pop()
+    new = "".join(keep)
+    moved = [(min(mapping[s], len(new)), min(mapping[e], len(new)), t) for s, e, t in links]
+    return new, [(s, e, t) for s, e, t in moved if e > s]
+
+
+ABBREVIATIONS = frozenset(
+    "mr mrs ms dr st jr sr prof gen col lt sgt capt cmdr adm rev hon fr mt ft vs etc inc ltd co corp no nos vol "
+    "pp fig approx est dept univ assn bros jan feb mar apr jun jul aug sep sept oct nov dec e.g i.e u.s a.d b.c "
+    "ca cf al op".split())
+_BOUNDARY = re.compile(r"[.!?][\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])")
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """Sentence ``(start, end)`` offsets: ends at . ! ? before a capital or digit, except after an
+    abbreviation or a single-letter initial ("J. R. R. Tolkien", "Dr. Smith")."""
+    spans, start = [], 0
+    for match in _BOUNDARY.finditer(text):
+        stop = match.start()
+        word = text[start:stop + 1].rsplit(None, 1)[-1] if text[start:stop + 1].strip() else ""
+        bare = word.rstrip(".!?").lstrip("(\"'").lower()
+        if text[stop] == "." and (bare in ABBREVIATIONS or (len(bare) == 1 and bare.isalpha())):
+            continue
+        end = match.end()
+        sentence_end = len(text[:end].rstrip())
+        if sentence_end > start:
+            spans.append((start, sentence_end))
+        start = end
+    if text[start:].strip():
+        spans.append((start, len(text.rstrip())))
+    return spans
+
+
+def page_sentences(wikitext: str) -> Iterator[tuple[str, list[tuple[int, int, str]]]]:
+    """Sentences of an article with the links that lie wholly inside them (offsets in the sentence)."""
+    for text, links in paragraphs(wikitext):
+        for start, end in split_sentences(text):
+            inside = [(s - start, e - start, t) for s, e, t in links if s >= start and e <= end]
+            yield text[start:end], inside
+
+
+# --- a chunk job -------------------------------------------------------------------------------
+
+def extract_chunk(dump: str | Path, ranges: list[tuple[int, int]] | None, sentences_out: str | Path,
+                  redirects_out: str | Path, namespaces: tuple[int, ...] = (0,)) -> pd.DataFrame:
+    """Sentences and redirects of one chunk; returns counts of what was read and skipped."""
+    counts: Counter[str] = Counter()
+    sentences = ParquetPartWriter(sentences_out, SENTENCE_SCHEMA)
+    redirects = ParquetPartWriter(redirects_out, REDIRECT_SCHEMA)
+    ok = False
+    total = sum(end - start for start, end in ranges) if ranges is not None else Path(dump).stat().st_size
+    try:
+        with progress(total=total, unit="B", unit_scale=True, desc="extract") as bar:
+            for start, xml in iter_xml_pieces(dump, ranges):
+                counts["xml_bytes"] += len(xml.encode("utf-8")) if ranges is None else len(xml)
+                for page in iter_pages(xml):
+                    if page.namespace not in namespaces:
+                        counts["other_namespace"] += 1
+                    elif page.redirect is not None:
+                        counts["redirects"] += 1
+                        redirects.extend((normalize_title(page.title),), (normalize_title(page.redirect),))
+                    else:
+                        counts["articles"] += 1
+                        ids, titles, numbers, texts, links = [], [], [], [], []
+                        for number, (text, spans) in enumerate(page_sentences(page.text)):
+                            ids.append(page.id)
+                            titles.append(page.title)
+                            numbers.append(number)
+                            texts.append(text)
+                            links.append([{"start": s, "end": e, "target": t} for s, e, t in spans])
+                        counts["sentences"] += len(texts)
+                        counts["links"] += sum(len(spans) for spans in links)
+                        sentences.extend(ids, titles, numbers, texts, links)
+                if ranges is not None:
+                    bar.update(next((e - s for s, e in ranges if s == start), 0))
+            if ranges is None:
+                bar.update(total)
+        ok = True
+    finally:
+        sentences.close(ok)
+        redirects.close(ok)
+    log.info("%s", ", ".join(f"{k} {v:,}" for k, v in counts.items()))
+    return pd.DataFrame([{"what": k, "count": v} for k, v in counts.items()])
+
+
+def read_redirects(paths: list[str | Path]) -> dict[str, str]:
+    frames = [pq.read_table(path).to_pandas() for path in paths]
+    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["title", "target"])
+    return dict(zip(table["title"], table["target"]))
+
+
+def resolve(title: str, redirects: dict[str, str], hops: int = 5) -> str:
+    """Follow redirects (a chain of at most ``hops``; a loop stops there)."""
+    for _ in range(hops):
+        target = redirects.get(title)
+        if target is None or target == title:
+            return title
+        title = target
+    return title

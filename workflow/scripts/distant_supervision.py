@@ -1,0 +1,21 @@
+"""Rule distant_supervision: sentences of one chunk that mention a T-REx-train subject and its object."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
+
+
+from knowprobe import distant, wikipedia
+from knowprobe.io import read_parquet, rule_logging, write_parquet
+
+with rule_logging(snakemake.log[0]) as log:
+    facts = read_parquet(snakemake.input.facts)
+    qids = set(facts["sub_uri"]) | set(facts["obj_uri"])
+    entities = read_parquet(snakemake.input.entities)
+    redirects = wikipedia.read_redirects([snakemake.input.redirects])
+    sentences = read_parquet(snakemake.input.sentences)
+    matches = distant.match_sentences(sentences, facts, entities, redirects)
+    log.info("%d sentences, %d matches of %d facts (%s)", len(sentences), len(matches),
+             matches.groupby(["relation", "sub_uri", "obj_uri"]).ngroups,
+             ", ".join(f"{how} {n}" for how, n in matches["sub_how"].value_counts().items()) or "none")
+    write_parquet(matches, snakemake.output[0])

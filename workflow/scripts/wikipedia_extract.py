@@ -1,0 +1,17 @@
+"""Rule wikipedia_extract: sentences with link spans, and redirects, of one chunk of the dump."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
+
+import json
+
+from knowprobe import wikipedia
+from knowprobe.io import rule_logging, write_csv
+
+with rule_logging(snakemake.log[0]):
+    streams = json.loads(Path(snakemake.input.streams).read_text())
+    ranges = streams["ranges"][int(snakemake.wildcards.chunk)]
+    counts = wikipedia.extract_chunk(snakemake.input.dump, None if ranges is None else [tuple(r) for r in ranges],
+                                     snakemake.output.sentences, snakemake.output.redirects)
+    write_csv(counts.assign(chunk=int(snakemake.wildcards.chunk)), snakemake.output.counts)

@@ -1,0 +1,17 @@
+"""Rule wikipedia_redirects: all redirects in one table, and the extraction counts of all chunks."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
+
+import pandas as pd
+
+from knowprobe import wikipedia
+from knowprobe.io import concat_parquet, rule_logging, write_csv
+
+with rule_logging(snakemake.log[0]) as log:
+    rows = concat_parquet(snakemake.input.redirects, snakemake.output.redirects, wikipedia.REDIRECT_SCHEMA)
+    counts = pd.concat([pd.read_csv(path) for path in snakemake.input.counts], ignore_index=True)
+    totals = counts.groupby("what")["count"].sum()
+    log.info("%d redirects; %s", rows, ", ".join(f"{k} {v:,}" for k, v in totals.items()))
+    write_csv(counts, snakemake.output.counts)
