@@ -111,6 +111,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size-mb", type=int, default=300, help="MB of XML to generate")
     parser.add_argument("--baseline-mb", type=int, default=15, help="MB of wikitext for the mwparserfromhell baseline")
+    parser.add_argument("--real", default=str(HERE.parent.parent / "shared/data/dumps/"
+                                              "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"),
+                        help="a real export sample, measured too where present")
     parser.add_argument("--workdir", default="benchmarks/results/wikipedia")
     parser.add_argument("--out", default="benchmarks/results/wikipedia_extract.json")
     args = parser.parse_args()
@@ -152,6 +155,22 @@ def main() -> None:
     ours_sample_s = time.perf_counter() - start
 
     spacy_sentences = spacy_rate(list(matches["text"].head(5000)))
+    real = Path(args.real)
+    real_result = None
+    if real.is_file():  # density of real articles: about 4,000 sentences and links per MB of XML
+        import bz2
+
+        real_mb = len(bz2.open(real).read()) / 1e6
+        start = time.perf_counter()
+        bz2.decompress(real.read_bytes())
+        real_raw_s = time.perf_counter() - start
+        start = time.perf_counter()
+        real_counts = wikipedia.extract_chunk(real, None, workdir / "real-s.parquet", workdir / "real-r.parquet")
+        real_s = time.perf_counter() - start
+        real_counts = dict(zip(real_counts["what"], real_counts["count"]))
+        real_result = {"xml_mb": round(real_mb, 1), "raw_decompress_mb_s": real_mb / real_raw_s,
+                       "extract_mb_s": real_mb / real_s, "sentences_per_mb": real_counts["sentences"] / real_mb,
+                       "links_per_mb": real_counts["links"] / real_mb}
     total_s = extract_s + match_s
     result = {
         "xml_mb": round(xml_mb), "bz2_mb": round(dump.stat().st_size / 1e6), "pages": info["pages"],
@@ -161,6 +180,8 @@ def main() -> None:
         "mwparserfromhell_wikitext_mb_s": sample_mb / mwp_s, "knowprobe_cleaner_wikitext_mb_s": sample_mb / ours_sample_s,
         "cleaner_speedup_vs_mwparserfromhell": mwp_s / ours_sample_s, "spacy_sentences_s": spacy_sentences,
         "projection_articles_16_cores_min": FULL_WIKIPEDIA_ARTICLES / (counts.get("articles", 1) / total_s) / 16 / 60,
+        "sentences_per_mb": counts.get("sentences", 0) / xml_mb, "links_per_mb": counts.get("links", 0) / xml_mb,
+        "real_sample": real_result,
     }
     print(f"dump: {result['xml_mb']} MB of XML ({result['bz2_mb']} MB bz2), {info['pages']:,} pages "
           f"({result['articles']:,} articles), one core")
@@ -173,6 +194,11 @@ def main() -> None:
           f"{result['mwparserfromhell_wikitext_mb_s']:.1f} MB/s, knowprobe {result['knowprobe_cleaner_wikitext_mb_s']:.1f} "
           f"MB/s ({result['cleaner_speedup_vs_mwparserfromhell']:.1f}x, knowprobe also splits sentences and keeps links)")
     print(f"spaCy tagger+parser (default architecture, untrained): {spacy_sentences:,.0f} sentences/s")
+    print(f"density: {result['sentences_per_mb']:,.0f} sentences and {result['links_per_mb']:,.0f} links per MB of XML")
+    if real_result:
+        print(f"real export sample ({real_result['xml_mb']} MB of XML, {real_result['sentences_per_mb']:,.0f} sentences "
+              f"and {real_result['links_per_mb']:,.0f} links per MB): raw bzip2 {real_result['raw_decompress_mb_s']:.1f} "
+              f"MB/s, extraction {real_result['extract_mb_s']:.1f} MB/s")
     print(f"projection, {FULL_WIKIPEDIA_ARTICLES / 1e6:.1f} M articles at this rate on 16 cores: "
           f"{result['projection_articles_16_cores_min']:.0f} min")
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)

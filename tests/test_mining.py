@@ -107,7 +107,7 @@ def test_distant_supervision_by_link_label_alias_and_redirect():
     sentences = pd.DataFrame({
         "title": ["Wolfgang Amadeus Mozart"] * 3, "sentence": [0, 1, 2],
         "text": ["Mozart was born in Salzburg.", "Mozart died in Wien.", "Mozartkugeln are sold in Salzburg."],
-        "links": [[{"start": 19, "end": 27, "target": "Salzburg (city)"}], [], []],
+        "link_start": [[19], [], []], "link_end": [[27], [], []], "link_target": [["Salzburg (city)"], [], []],
     })
     matches = distant.match_sentences(sentences, facts, entities, redirects)
     assert matches[["relation", "sub_uri", "obj_uri", "sub_how", "obj_how"]].values.tolist() == [

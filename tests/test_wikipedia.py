@@ -148,7 +148,13 @@ def test_real_wikipedia_export_sample(tmp_path):
     lincoln = table[table["title"] == "Abraham Lincoln"]
     assert len(lincoln) > 100
     assert not table["text"].str.contains(r"\{\{|\}\}|\[\[|<ref|'''", regex=True).any()
-    links = [link for row in table["links"] for link in row]
-    assert len(links) > 5000
+    assert sum(map(len, table["link_target"])) > 5000
     text = lincoln["text"].iloc[0]
     assert text.startswith("Abraham Lincoln")
+
+
+def test_malformed_links_and_stray_spaces_keep_offsets_right():
+    assert sentences("He studied at [[Berkeley|UC Berkeley] and then at [[Harvard University|Harvard]].") == [
+        ("He studied at Berkeley|UC Berkeley] and then at Harvard.", [("Harvard", "Harvard University")])]
+    assert sentences("It lies on the [[Danube|  Danube ]]&nbsp; &nbsp;in [[Vienna]].") == [
+        ("It lies on the Danube in Vienna.", [("Danube", "Danube"), ("Vienna", "Vienna")])]

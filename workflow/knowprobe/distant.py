@@ -65,12 +65,12 @@ class NameMatcher:
         return found
 
 
-def link_mentions(links, title_to_qid: dict[str, str], redirects: dict[str, str]) -> list[Mention]:
+def link_mentions(starts, ends, targets, title_to_qid: dict[str, str], redirects: dict[str, str]) -> list[Mention]:
     mentions = []
-    for link in links:
-        qid = title_to_qid.get(resolve(link["target"], redirects))
+    for start, end, target in zip(starts, ends, targets):
+        qid = title_to_qid.get(resolve(target, redirects))
         if qid is not None:
-            mentions.append(Mention(link["start"], link["end"], qid, "link"))
+            mentions.append(Mention(int(start), int(end), qid, "link"))
     return mentions
 
 
@@ -79,7 +79,8 @@ def overlaps(a: Mention, b: Mention) -> bool:
 
 
 def sentence_mentions(text: str, links, matcher: NameMatcher, title_to_qid, redirects) -> list[Mention]:
-    linked = link_mentions(links, title_to_qid, redirects)
+    """Link mentions, then name matches that overlap none of them; ``links`` is (starts, ends, targets)."""
+    linked = link_mentions(*links, title_to_qid, redirects) if len(links[0]) else []
     named = [m for m in matcher.find(text) if not any(overlaps(m, l) for l in linked)]
     return linked + named
 
@@ -94,8 +95,9 @@ def match_sentences(sentences: pd.DataFrame, facts: pd.DataFrame, entities: pd.D
     matcher = NameMatcher(entities, qids)
     title_to_qid = {t: q for t, q in zip(entities["enwiki"], entities["qid"]) if isinstance(t, str)}
     rows = []
-    for row in sentences.itertuples():
-        mentions = sentence_mentions(row.text, row.links, matcher, title_to_qid, redirects)
+    columns = (sentences[c] for c in ("title", "sentence", "text", "link_start", "link_end", "link_target"))
+    for title, number, text, starts, ends, targets in zip(*columns):
+        mentions = sentence_mentions(text, (starts, ends, targets), matcher, title_to_qid, redirects)
         if len(mentions) < 2:
             continue
         by_qid: dict[str, list[Mention]] = defaultdict(list)
@@ -109,6 +111,5 @@ def match_sentences(sentences: pd.DataFrame, facts: pd.DataFrame, entities: pd.D
                 if pair is None:
                     continue
                 s, o = pair
-                rows.append((relation, sub, obj, row.title, row.sentence, row.text, s.start, s.end, s.how,
-                             o.start, o.end, o.how))
+                rows.append((relation, sub, obj, title, number, text, s.start, s.end, s.how, o.start, o.end, o.how))
     return pd.DataFrame(rows, columns=MATCH_COLUMNS)

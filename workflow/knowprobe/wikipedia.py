@@ -15,7 +15,9 @@ sentences with a rule-based splitter that knows common abbreviations and initial
 
 from __future__ import annotations
 
+import bisect
 import bz2
+import functools
 import html
 import logging
 import re
@@ -32,10 +34,10 @@ from .io import KnowprobeError, ParquetPartWriter, progress
 
 log = logging.getLogger(__name__)
 
-SPAN = pa.struct([("start", pa.int32()), ("end", pa.int32()), ("target", pa.string())])
+# links as three parallel lists per sentence: character offsets in ``text`` and target titles
 SENTENCE_SCHEMA = pa.schema([
     ("page_id", pa.int64()), ("title", pa.string()), ("sentence", pa.int32()), ("text", pa.string()),
-    ("links", pa.list_(SPAN)),
+    ("link_start", pa.list_(pa.int32())), ("link_end", pa.list_(pa.int32())), ("link_target", pa.list_(pa.string())),
 ])
 REDIRECT_SCHEMA = pa.schema([("title", pa.string()), ("target", pa.string())])
 
@@ -135,6 +137,7 @@ _URL = re.compile(r"https?://\S+")
 _QUOTES = re.compile(r"'{2,5}")
 _EMPTY_PARENS = re.compile(r" ?\(\s*[,;]?\s*\)")  # left where a template filled the parentheses
 _SPACE_BEFORE_PUNCT = re.compile(r" +(?=[,.;:])")
+_SPACE_RUN = re.compile(r"[ \t]{2,}")
 _LINK = re.compile(r"\[\[([^\[\]|]+)(?:\|([^\[\]]*))?\]\]([a-z]*)")
 _HEADING = re.compile(r"^=+.*=+\s*$")
 _SKIP_LINE = re.compile(r"^\s*(?:[|!{}]|__[A-Z]+__|\s*$)")
@@ -142,6 +145,7 @@ _LIST = re.compile(r"^[*#:;]+\s*")
 _SPACES = re.compile(r"[ \t\u00a0]+")
 
 
+@functools.lru_cache(maxsize=1 << 18)  # link targets repeat across a chunk
 def normalize_title(title: str) -> str:
     """A link target as MediaWiki resolves it: no section, spaces for underscores, first letter upper."""
     title = _SPACES.sub(" ", title.split("#", 1)[0].replace("_", " ")).strip()
@@ -168,7 +172,9 @@ def strip_markup(wikitext: str) -> str:
     text = _QUOTES.sub("", text)
     text = _TAG.sub("", text)
     text = _EMPTY_PARENS.sub("", text)
-    return _SPACE_BEFORE_PUNCT.sub("", text)
+    text = _SPACE_BEFORE_PUNCT.sub("", text)
+    # runs of spaces left by removed markup are collapsed here, before link offsets exist
+    return _SPACE_RUN.sub(" ", text)
 
 
 def remove_file_links(text: str) -> str:
@@ -189,50 +195,62 @@ def remove_file_links(text: str) -> str:
 
 def paragraphs(wikitext: str) -> Iterator[tuple[str, list[tuple[int, int, str]]]]:
     """Prose lines as ``(text, links)``; each link is ``(start, end, target title)`` in ``text``."""
-    for line in strip_markup(wikitext).split("\n"):
+    # HTML entities (&nbsp;, &ndash;) are decoded once per page, before any offset exists
+    for line in strip_markup(html.unescape(wikitext).replace("\u00a0", " ")).split("\n"):
         if _HEADING.match(line) or _SKIP_LINE.match(line):
             continue
-        line = _LIST.sub("", line)
-        pieces, links, length, last = [], [], 0, 0
-        for match in _LINK.finditer(line):
-            before = _prose(line[last:match.start()])
-            pieces.append(before)
-            length += len(before)
-            target, anchor, trail = match.groups()
-            anchor = html.unescape((anchor if anchor else target).strip() + trail)
-            if anchor:
-                links.append((length, length + len(anchor), normalize_title(html.unescape(target))))
-                pieces.append(anchor)
-                length += len(anchor)
-            last = match.end()
-        pieces.append(_prose(line[last:]))
-        text = "".join(pieces)
-        # collapse runs of spaces left by removed markup, moving the link offsets with the text
-        if "  " in text or text[:1].isspace() or text[-1:].isspace():
-            text, links = _collapse_spaces(text, links)
+        line = _LIST.sub("", line).strip()
+        links = []
+        text = _LINK.sub(_LinkSpans(links), line)
+        if "[[" in text or "]]" in text or "  " in text or text[-1:] == " ":  # rare: malformed links, spaces
+            text, links = _tidy(text, links)
         if text:
             yield text, links
 
 
-def _prose(piece: str) -> str:
-    # brackets of malformed links ("[[a|b]" in the source) are dropped, their words kept
-    return html.unescape(piece).replace("[[", "").replace("]]", "")
+class _LinkSpans:
+    """``re.sub`` callback: a link becomes its anchor text and its span is recorded."""
+
+    __slots__ = ("links", "shift")
+
+    def __init__(self, links: list):
+        self.links, self.shift = links, 0
+
+    def __call__(self, match: re.Match) -> str:
+        target, anchor, trail = match.groups()
+        anchor = (anchor if anchor else target).strip() + trail
+        start = match.start() + self.shift  # where the anchor lands in the output
+        self.shift += len(anchor) - (match.end() - match.start())
+        if anchor:
+            self.links.append((start, start + len(anchor), normalize_title(target)))
+        return anchor
 
 
-def _collapse_spaces(text: str, links):
-    keep, mapping, previous_space = [], [], True
-    for char in text:
-        mapping.append(len(keep))
-        space = char in " \t\u00a0"
-        if not (space and previous_space):
-            keep.append(" " if space else char)
-        previous_space = space
-    mapping.append(len(keep))
-    while keep and keep[-1] == " ":
-        keep.pop()
-    new = "".join(keep)
-    moved = [(min(mapping[s], len(new)), min(mapping[e], len(new)), t) for s, e, t in links]
-    return new, [(s, e, t) for s, e, t in moved if e > s]
+_TIDY = re.compile(r"\[\[|\]\]|(?<= ) +|^ +| +$")
+
+
+def _tidy(text: str, links):
+    """Delete stray link brackets and surplus spaces, moving the link offsets with the text."""
+    cuts = [(m.start(), m.end()) for m in _TIDY.finditer(text)]
+    starts = [s for s, _ in cuts]
+    before = [0]  # characters deleted by the cuts before each cut
+    for s, e in cuts:
+        before.append(before[-1] + e - s)
+
+    def moved(position: int) -> int:
+        k = bisect.bisect_left(starts, position)  # cuts that start before position
+        if k == 0:
+            return position
+        s, e = cuts[k - 1]
+        return position - before[k - 1] - (min(position, e) - s)
+
+    pieces, last = [], 0
+    for s, e in cuts:
+        pieces.append(text[last:s])
+        last = e
+    pieces.append(text[last:])
+    new_links = [(moved(s), moved(e), t) for s, e, t in links]
+    return "".join(pieces), [(s, e, t) for s, e, t in new_links if e > s]
 
 
 ABBREVIATIONS = frozenset(
@@ -265,8 +283,14 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
 def page_sentences(wikitext: str) -> Iterator[tuple[str, list[tuple[int, int, str]]]]:
     """Sentences of an article with the links that lie wholly inside them (offsets in the sentence)."""
     for text, links in paragraphs(wikitext):
+        i = 0  # links and sentences are both in text order: one pass over each
         for start, end in split_sentences(text):
-            inside = [(s - start, e - start, t) for s, e, t in links if s >= start and e <= end]
+            inside = []
+            while i < len(links) and links[i][0] < end:
+                s, e, t = links[i]
+                if s >= start and e <= end:  # a link across a sentence boundary belongs to neither
+                    inside.append((s - start, e - start, t))
+                i += 1
             yield text[start:end], inside
 
 
@@ -292,16 +316,16 @@ def extract_chunk(dump: str | Path, ranges: list[tuple[int, int]] | None, senten
                         redirects.extend((normalize_title(page.title),), (normalize_title(page.redirect),))
                     else:
                         counts["articles"] += 1
-                        ids, titles, numbers, texts, links = [], [], [], [], []
-                        for number, (text, spans) in enumerate(page_sentences(page.text)):
-                            ids.append(page.id)
-                            titles.append(page.title)
-                            numbers.append(number)
+                        texts, starts, ends, targets = [], [], [], []
+                        for text, spans in page_sentences(page.text):
                             texts.append(text)
-                            links.append([{"start": s, "end": e, "target": t} for s, e, t in spans])
-                        counts["sentences"] += len(texts)
-                        counts["links"] += sum(len(spans) for spans in links)
-                        sentences.extend(ids, titles, numbers, texts, links)
+                            starts.append([s for s, _, _ in spans])
+                            ends.append([e for _, e, _ in spans])
+                            targets.append([t for _, _, t in spans])
+                        n = len(texts)
+                        counts["sentences"] += n
+                        counts["links"] += sum(map(len, starts))
+                        sentences.extend([page.id] * n, [page.title] * n, range(n), texts, starts, ends, targets)
                 if ranges is not None:
                     bar.update(next((e - s for s, e in ranges if s == start), 0))
             if ranges is None:
