@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from .io import KnowprobeError, progress
+from .io import KnowprobeError, progress, read_jsonl
 from .prompts import OBJECT, SUBJECT, check_template
 
 log = logging.getLogger(__name__)
@@ -60,8 +60,6 @@ def corpus(facts: pd.DataFrame, templates: pd.DataFrame, holdout: float, seed: i
 
 
 def read_corpus_templates(path: str | Path) -> pd.DataFrame:
-    from .io import read_jsonl
-
     rows = [{"relation": r["relation"], "template": check_template(r["template"], f"{path}:{n}")}
             for n, r in read_jsonl(path, required=("relation", "template"))]
     return pd.DataFrame(rows, columns=["relation", "template"])
