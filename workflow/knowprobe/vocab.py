@@ -49,8 +49,9 @@ def read_words(path: str | Path) -> list[str]:
     return words
 
 
-def word_token_ids(tokenizer, words: list[str]) -> list[int | None]:
-    """For each word, its single word-initial token id, or None if it has none.
+def _word_tokens(tokenizer, words: list[str]) -> list[int | str]:
+    """For each word, its single word-initial token id, or why it has none: ``not_one_token``
+    (several pieces, or unknown) or ``not_itself`` (one token that decodes to something else).
 
     The leading space selects the word-initial form in byte-level BPE and SentencePiece
     vocabularies; WordPiece tokenizers strip it.
@@ -59,15 +60,20 @@ def word_token_ids(tokenizer, words: list[str]) -> list[int | None]:
         return []
     encoded = tokenizer([" " + word for word in words], add_special_tokens=False)["input_ids"]
     special = set(tokenizer.all_special_ids)
-    result: list[int | None] = []
+    result: list[int | str] = []
     for word, ids in zip(words, encoded):
         if len(ids) != 1 or ids[0] in special:
-            result.append(None)
+            result.append("not_one_token")
         elif tokenizer.decode(ids).strip() != word:
-            result.append(None)
+            result.append("not_itself")
         else:
             result.append(ids[0])
     return result
+
+
+def word_token_ids(tokenizer, words: list[str]) -> list[int | None]:
+    """For each word, its single word-initial token id, or None if it has none."""
+    return [token if isinstance(token, int) else None for token in _word_tokens(tokenizer, words)]
 
 
 def candidate_words(common_words: list[str], mode: str, tokenizers: dict | None = None) -> list[str]:
@@ -119,16 +125,13 @@ def filter_facts(facts: pd.DataFrame, tokenizer, candidate_ids) -> tuple[pd.Data
     The drop table has ``relation, reason, description, n`` with the first failing reason.
     """
     labels = sorted(facts["obj_label"].unique())
-    single = dict(zip(labels, word_token_ids(tokenizer, labels)))
-    encoded = tokenizer([" " + label for label in labels], add_special_tokens=False)["input_ids"]
-    special = set(tokenizer.all_special_ids)
-    one_token = {label: len(ids) == 1 and ids[0] not in special for label, ids in zip(labels, encoded)}
+    token_of = dict(zip(labels, _word_tokens(tokenizer, labels)))
     candidates = set(int(i) for i in candidate_ids)
 
     def reason(row) -> str | None:
-        token = single[row.obj_label]
-        if token is None:
-            return "not_itself" if one_token[row.obj_label] else "not_one_token"
+        token = token_of[row.obj_label]
+        if not isinstance(token, int):
+            return token
         if token not in candidates:
             return "not_candidate"
         if row.judgments_no > row.judgments_yes:
@@ -138,7 +141,7 @@ def filter_facts(facts: pd.DataFrame, tokenizer, candidate_ids) -> tuple[pd.Data
     reasons = [reason(row) for row in facts.itertuples()]
     facts = facts.assign(drop_reason=reasons)
     kept = facts[facts["drop_reason"].isna()].drop(columns="drop_reason").copy()
-    kept["obj_token_id"] = kept["obj_label"].map(single).astype("int64")
+    kept["obj_token_id"] = kept["obj_label"].map(token_of).astype("int64")
     dropped = (
         facts[facts["drop_reason"].notna()]
         .groupby(["relation", "drop_reason"], sort=True).size()
