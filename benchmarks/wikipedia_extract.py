@@ -57,7 +57,7 @@ def ranges_of(path: Path, index: str) -> list[tuple[int, int]]:
 
 def raw_decompress(path: Path, ranges) -> int:
     total = 0
-    for _, xml in wikipedia.iter_xml_pieces(path, ranges):
+    for _, _, xml in wikipedia.iter_xml_pieces(path, ranges):
         total += len(xml)
     return total
 
@@ -78,7 +78,7 @@ def knowledge(pool: list[str], seed: int = 0):
 
 def sample_pages(path: Path, ranges, megabytes: int) -> list[str]:
     texts, size = [], 0
-    for _, xml in wikipedia.iter_xml_pieces(path, ranges):
+    for _, _, xml in wikipedia.iter_xml_pieces(path, ranges):
         for page in wikipedia.iter_pages(xml):
             if page.redirect is None:
                 texts.append(page.text)

@@ -99,25 +99,26 @@ def chunk_streams(offsets: list[int], size: int, chunk: int, chunks: int) -> lis
     return [(bounds[i], bounds[i + 1]) for i in range(first, last)]
 
 
-def iter_xml_pieces(dump: str | Path, ranges: list[tuple[int, int]] | None) -> Iterator[tuple[int, str]]:
-    """``(compressed offset, xml text)`` per stream of ``ranges``, or of the whole dump when None."""
+def iter_xml_pieces(dump: str | Path, ranges: list[tuple[int, int]] | None) -> Iterator[tuple[int, int, str]]:
+    """``(compressed bytes, xml bytes, xml text)`` per stream of ``ranges``, or of the whole dump when None."""
     dump = Path(dump)
     if ranges is None:
         opener = bz2.open if dump.suffix == ".bz2" else open
         try:
-            with opener(dump, "rt", encoding="utf-8") as handle:
-                yield 0, handle.read()
+            with opener(dump, "rb") as handle:
+                data = handle.read()
         except (OSError, EOFError) as error:
             raise KnowprobeError(f"{dump}: corrupt or truncated archive ({error})") from None
+        yield dump.stat().st_size, len(data), data.decode("utf-8")
         return
     with dump.open("rb") as handle:
         for start, end in ranges:
             handle.seek(start)
-            data = handle.read(end - start)
             try:
-                yield start, bz2.decompress(data).decode("utf-8")
+                data = bz2.decompress(handle.read(end - start))
             except (OSError, ValueError, EOFError) as error:
                 raise KnowprobeError(f"{dump}: corrupt bzip2 stream at byte {start} ({error})") from None
+            yield end - start, len(data), data.decode("utf-8")
 
 
 # --- wikitext → text with link spans -----------------------------------------------------------
@@ -306,8 +307,8 @@ def extract_chunk(dump: str | Path, ranges: list[tuple[int, int]] | None, senten
     total = sum(end - start for start, end in ranges) if ranges is not None else Path(dump).stat().st_size
     try:
         with progress(total=total, unit="B", unit_scale=True, desc="extract") as bar:
-            for start, xml in iter_xml_pieces(dump, ranges):
-                counts["xml_bytes"] += len(xml.encode("utf-8")) if ranges is None else len(xml)
+            for compressed, size, xml in iter_xml_pieces(dump, ranges):
+                counts["xml_bytes"] += size
                 for page in iter_pages(xml):
                     if page.namespace not in namespaces:
                         counts["other_namespace"] += 1
@@ -326,10 +327,7 @@ def extract_chunk(dump: str | Path, ranges: list[tuple[int, int]] | None, senten
                         counts["sentences"] += n
                         counts["links"] += sum(map(len, starts))
                         sentences.extend([page.id] * n, [page.title] * n, range(n), texts, starts, ends, targets)
-                if ranges is not None:
-                    bar.update(next((e - s for s, e in ranges if s == start), 0))
-            if ranges is None:
-                bar.update(total)
+                bar.update(compressed)
         ok = True
     finally:
         sentences.close(ok)
