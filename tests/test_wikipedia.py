@@ -158,3 +158,8 @@ def test_malformed_links_and_stray_spaces_keep_offsets_right():
         ("He studied at Berkeley|UC Berkeley] and then at Harvard.", [("Harvard", "Harvard University")])]
     assert sentences("It lies on the [[Danube|  Danube ]]&nbsp; &nbsp;in [[Vienna]].") == [
         ("It lies on the Danube in Vienna.", [("Danube", "Danube"), ("Vienna", "Vienna")])]
+
+
+def test_a_link_with_a_blank_target_leaves_no_leading_space():
+    assert sentences("[[ ]] Vienna lies on the [[Danube]].") == [
+        ("Vienna lies on the Danube.", [("Danube", "Danube")])]
