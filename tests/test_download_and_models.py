@@ -122,3 +122,20 @@ def test_every_config_key_has_a_description_and_a_default():
     for key, node in keys:
         assert node.get("description"), f"{key} has no description"
         assert "default" in node, f"{key} has no default"
+
+
+def test_unpack_lpaqa_tar_finds_the_jsonl_folder(tmp_path):
+    import io
+    import tarfile
+
+    archive = tmp_path / "TREx_train.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        data = b'{"sub_uri": "Q1", "obj_uri": "Q2", "sub_label": "a", "obj_label": "b"}\n'
+        info = tarfile.TarInfo("TREx_train/P19.jsonl")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    dest = download.unpack_lpaqa_trex_train(archive, tmp_path / "TREx_train")
+    assert [p.name for p in dest.glob("*.jsonl")] == ["P19.jsonl"]
+    (tmp_path / "empty.tar.gz").write_bytes(b"not a tar")
+    with pytest.raises(KnowprobeError, match="empty.tar.gz: not a readable tar archive"):
+        download.unpack_lpaqa_trex_train(tmp_path / "empty.tar.gz", tmp_path / "x")

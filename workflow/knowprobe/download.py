@@ -10,6 +10,7 @@ import hashlib
 import logging
 import os
 import shutil
+import tarfile
 import urllib.error
 import urllib.request
 import zipfile
@@ -118,22 +119,41 @@ def fetch(location: str, dest: str | os.PathLike) -> Path:
     return Path(dest)
 
 
-def unpack_lama(archive: str | os.PathLike, dest: str | os.PathLike) -> Path:
-    """Unpack LAMA's data.zip so that ``dest`` holds relations.jsonl, TREx/ and Google_RE/."""
+def unpack(archive: str | os.PathLike, dest: str | os.PathLike, marker: str, expected: str) -> Path:
+    """Unpack a .zip or tar archive and move the folder that holds ``marker`` (a glob) to ``dest``.
+
+    Releases nest their data at different depths (LAMA's zip under ``data/``), so the folder is
+    found by what it holds, not by its name.
+    """
     archive, dest = Path(archive), Path(dest)
-    try:
-        zipped = zipfile.ZipFile(archive)
-    except zipfile.BadZipFile:
-        raise KnowprobeError(f"{archive}: not a zip archive (delete it to download it again)") from None
     staging = dest.with_name(dest.name + ".unpacking")
     shutil.rmtree(staging, ignore_errors=True)
-    with zipped:
-        zipped.extractall(staging)
-    roots = sorted(path.parent for path in staging.rglob("relations.jsonl"))
+    try:
+        if archive.suffix == ".zip":
+            with zipfile.ZipFile(archive) as zipped:
+                zipped.extractall(staging)
+        else:
+            with tarfile.open(archive) as tar:
+                tar.extractall(staging, filter="data")
+    except zipfile.BadZipFile:
+        raise KnowprobeError(f"{archive}: not a zip archive (delete it to download it again)") from None
+    except tarfile.TarError as error:
+        raise KnowprobeError(f"{archive}: not a readable tar archive ({error})") from None
+    roots = sorted({path.parent for path in staging.rglob(marker)})
     if not roots:
-        shutil.rmtree(staging)
-        raise KnowprobeError(f"{archive}: no relations.jsonl inside; is this LAMA's data.zip?")
+        shutil.rmtree(staging, ignore_errors=True)
+        raise KnowprobeError(f"{archive}: no {marker} inside; is this {expected}?")
     shutil.rmtree(dest, ignore_errors=True)
     os.replace(roots[0], dest)
     shutil.rmtree(staging, ignore_errors=True)
     return dest
+
+
+def unpack_lama(archive: str | os.PathLike, dest: str | os.PathLike) -> Path:
+    """Unpack LAMA's data.zip so that ``dest`` holds relations.jsonl, TREx/ and Google_RE/."""
+    return unpack(archive, dest, "relations.jsonl", "LAMA's data.zip")
+
+
+def unpack_lpaqa_trex_train(archive: str | os.PathLike, dest: str | os.PathLike) -> Path:
+    """Unpack LPAQA's TREx_train.tar.gz so that ``dest`` holds its P*.jsonl files."""
+    return unpack(archive, dest, "P*.jsonl", "LPAQA's TREx_train.tar.gz")

@@ -10,8 +10,6 @@ obj_uri, sub_label, obj_label``) can be used instead to reproduce the paper exac
 from __future__ import annotations
 
 import logging
-import shutil
-import tarfile
 from pathlib import Path
 
 import numpy as np
@@ -101,25 +99,6 @@ def read_lpaqa(directory: str | Path, relations: list[str]) -> pd.DataFrame:
         } for _, r in read_jsonl(path, required=("sub_uri", "obj_uri", "sub_label", "obj_label"))]
         frames.append(pd.DataFrame(rows, columns=FACT_COLUMNS))
     return pd.concat(frames, ignore_index=True)
-
-
-def unpack_lpaqa(archive: str | Path, dest: str | Path) -> Path:
-    """LPAQA's TREx_train.tar.gz → a directory of P*.jsonl."""
-    archive, dest = Path(archive), Path(dest)
-    staging = dest.with_name(dest.name + ".unpacking")
-    shutil.rmtree(staging, ignore_errors=True)
-    try:
-        with tarfile.open(archive) as tar:
-            tar.extractall(staging, filter="data")
-    except tarfile.TarError as error:
-        raise KnowprobeError(f"{archive}: not a readable tar archive ({error})") from None
-    found = sorted({path.parent for path in staging.rglob("P*.jsonl")})
-    if not found:
-        raise KnowprobeError(f"{archive}: no P*.jsonl inside; is this LPAQA's TREx_train.tar.gz?")
-    shutil.rmtree(dest, ignore_errors=True)
-    found[0].rename(dest)
-    shutil.rmtree(staging, ignore_errors=True)
-    return dest
 
 
 def statistics(facts: pd.DataFrame) -> pd.DataFrame:

@@ -18,7 +18,7 @@ rule download_lpaqa_trex_train:
 rule unpack_lpaqa_trex_train:
     input:
         archive="resources/lpaqa/TREx_train.tar.gz",
-        code=code("trex_train"),
+        code=code("download"),
     output:
         directory("resources/lpaqa/TREx_train"),
     log:

@@ -4,9 +4,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
 
+from knowprobe.download import unpack_lpaqa_trex_train
 from knowprobe.io import rule_logging
-from knowprobe.trex_train import unpack_lpaqa
 
 with rule_logging(snakemake.log[0]) as log:
-    unpack_lpaqa(snakemake.input.archive, snakemake.output[0])
+    unpack_lpaqa_trex_train(snakemake.input.archive, snakemake.output[0])
     log.info("unpacked %s into %s", snakemake.input.archive, snakemake.output[0])
