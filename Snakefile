@@ -31,7 +31,8 @@ include: "workflow/rules/common.smk"
 # results/facts/{model}/{dataset}.parquet.
 wildcard_constraints:
     model="|".join(re.escape(m) for m in MODELS),
-    dataset="|".join(DATASETS),
+    # trex_train: T-REx-train probed with the mined prompts to choose Mine+Para's seeds
+    dataset="|".join(DATASETS + ["trex_train"]),
     prompt_set="|".join(PROMPT_SETS),
     chunk=r"\d+",
 
@@ -45,13 +46,14 @@ include: "workflow/rules/wikidata.smk"
 include: "workflow/rules/trex_train.smk"
 include: "workflow/rules/wikipedia.smk"
 include: "workflow/rules/mining.smk"
+include: "workflow/rules/paraphrase.smk"
 
 
 # Light rules stay on the submitting host when a cluster executor is used: they take seconds,
 # less than a queue wait, and the downloads need the network that compute nodes often lack.
 # Submitted to the cluster: probe (GPU), train_demo_model, and the Wikidata index, chunk
 # parses (one job each, across nodes), gather and T-REx-train, the Wikipedia extraction and
-# matching chunks, and mining (spaCy).
+# matching chunks, mining (spaCy), paraphrasing (GPU) and the demo translators.
 localrules:
     all,
     download_lama,
@@ -73,6 +75,9 @@ localrules:
     download_wikipedia,
     wikipedia_streams,
     mine_man_prompts,
+    download_translator,
+    select_paraphrase_seeds,
+    paraphrase_stats,
 
 
 rule all:

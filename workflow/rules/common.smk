@@ -74,9 +74,45 @@ if config["wikipedia"]["path"] is not None and config["wikipedia"]["index"] is N
         "config wikipedia.chunks: a dump without a multistream index (wikipedia.index) has no chunk "
         "boundaries; set wikipedia.chunks: 1 or give the index"
     )
-MINED_SETS = [name for name in PROMPT_SETS if name != "manual"]
+# prompt sets built from Wikipedia mining (mine_para's seeds are mined prompts), and the
+# paraphrase sets with the prompt set their seeds come from
+MINED_SETS = [name for name in PROMPT_SETS if name in ("mine", "mine_mid", "mine_man", "mine_para")]
+PARAPHRASE_SEEDS = {"man_para": "manual", "mine_para": "mine"}
+PARAPHRASE_SETS = [name for name in PROMPT_SETS if name in PARAPHRASE_SEEDS]
 if MINED_SETS and config["trex_train"]["source"] == "none":
     raise WorkflowError(f"config prompt_sets: {', '.join(MINED_SETS)} need T-REx-train (trex_train.source is none)")
+
+
+def check_translators():
+    for direction in ("forward", "backward"):
+        entry = config["paraphrase"][direction]
+        sources = [key for key in ("hub_id", "path", "train") if entry.get(key) is not None]
+        if len(sources) != 1:
+            raise WorkflowError(
+                f"config paraphrase.{direction}: give exactly one of hub_id, path or train "
+                f"(found {', '.join(sources) or 'none'})"
+            )
+        if entry.get("path") is not None and not Path(entry["path"]).is_dir():
+            raise WorkflowError(f"config paraphrase.{direction}.path: directory {entry['path']} not found")
+        train = entry.get("train")
+        if train is not None and not Path(train["corpus_templates"]).is_file():
+            raise WorkflowError(
+                f"config paraphrase.{direction}.train.corpus_templates: file {train['corpus_templates']} not found"
+            )
+
+
+def paraphrase_seed_model():
+    name = config["paraphrase"]["seed_model"]
+    if name is None:
+        return MODELS[0]
+    if name not in config["models"]:
+        raise WorkflowError(f"config paraphrase.seed_model: {name!r} is not a key of models ({', '.join(MODELS)})")
+    return name
+
+
+if PARAPHRASE_SETS:
+    check_translators()
+    PARAPHRASE_SEED_MODEL = paraphrase_seed_model()
 
 
 def lama_data():
@@ -120,8 +156,29 @@ def wikipedia_url(name):
 
 
 def probed_datasets(prompt_set):
-    """Mined prompts exist for T-REx relations only."""
-    return DATASETS if prompt_set == "manual" else [d for d in DATASETS if d == "trex"]
+    """Mined prompts, and paraphrases of them, exist for T-REx relations only."""
+    return [d for d in DATASETS if d == "trex"] if prompt_set in MINED_SETS else DATASETS
+
+
+def translator_dir(direction):
+    entry = config["paraphrase"][direction]
+    if entry.get("hub_id") is not None:
+        return f"resources/translators/{direction}"
+    if entry.get("path") is not None:
+        return entry["path"]
+    return f"results/translators/{direction}"
+
+
+def paraphrase_input(wildcards):
+    seed_set = PARAPHRASE_SEEDS[wildcards.prompt_set]
+    inputs = {
+        "seeds": "results/prompts/manual.parquet" if seed_set == "manual" else f"results/paraphrase/seeds/{seed_set}.parquet",
+        "code": code("paraphrase", "prompts", "probe"),
+    }
+    if config["paraphrase"]["backend"] == "transformers":
+        inputs["forward"] = translator_dir("forward")
+        inputs["backward"] = translator_dir("backward")
+    return inputs
 
 
 def model_dir(name):
@@ -170,7 +227,8 @@ def final_outputs():
         outputs += ["results/tables/trex_train_stats.md", "results/tables/trex_train_stats.csv"]
     if config["trex_train"]["source"] == "wikidata":
         outputs.append("results/wikidata/rejects.csv")
-    for prompt_set in MINED_SETS:
+    # the manual set's metrics feed the baseline tables; every other set is probed for its own
+    for prompt_set in [name for name in PROMPT_SETS if name != "manual"]:
         outputs += expand(
             "results/metrics/{model}/{prompt_set}/{dataset}.parquet",
             model=MODELS,
@@ -179,4 +237,6 @@ def final_outputs():
         )
     if MINED_SETS:
         outputs += ["results/tables/mined_prompts.md", "results/mining/extract_counts.csv"]
+    if PARAPHRASE_SETS:
+        outputs.append("results/tables/paraphrase_stats.csv")
     return outputs

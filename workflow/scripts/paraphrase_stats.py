@@ -1,0 +1,14 @@
+"""Rule paraphrase_stats: how many round-trip candidates each paraphrase set kept, and why the others were lost."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
+
+import pandas as pd
+
+from knowprobe.io import rule_logging, write_csv
+
+with rule_logging(snakemake.log[0]) as log:
+    stats = pd.concat([pd.read_csv(path) for path in snakemake.input], ignore_index=True).fillna(0)
+    log.info("\n%s", stats.to_string(index=False))
+    write_csv(stats, snakemake.output[0])
