@@ -280,3 +280,42 @@ def test_demo_translator_learns_to_copy_so_placeholders_survive(tmp_path):
     # each seed gets paraphrases with both slots back (a random model's round trips lose them)
     assert set(kept["relation"]) == {"P19", "P36"}
     assert all(template_problem(t) is None for t in kept["paraphrase"])
+
+
+def test_fairseq_backend_reads_fairseqs_hypotheses(monkeypatch):
+    """fairseq itself cannot be installed here (Python 3.8 only); its hub interface is stood in for
+    by an object with the same methods and return shapes, to check knowprobe's side of it."""
+
+    class HubInterface:
+        def __init__(self):
+            self.generated = []
+
+        def eval(self):
+            return self
+
+        def encode(self, text):
+            return torch.tensor([len(text), 2])
+
+        def generate(self, tokens, beam, **kwargs):
+            self.generated.append((len(tokens), beam, kwargs))
+            # per sentence, its hypotheses in fairseq's order (by length-penalised score)
+            hyps = [([10, 2], [-1.0, -0.5]), ([11, 11, 2], [-0.25, -0.25, -0.25]),
+                    ([12, 12, 12, 2], [-1.0, -1.0, -0.5, -0.5])]
+            return [[{"tokens": torch.tensor(t), "positional_scores": torch.tensor(p), "score": 0.0} for t, p in hyps]
+                    for _ in tokens]
+
+        def decode(self, tokens):
+            return f"X hyp{tokens[0].item()} Y."
+
+    hub = HubInterface()
+    loaded = []
+    monkeypatch.setattr(torch.hub, "load", lambda *args, **kwargs: loaded.append((args, kwargs)) or hub)
+    translator = paraphrase.FairseqTranslator("transformer.wmt19.en-de.single_model", device="cpu")
+    assert loaded[0][0] == ("pytorch/fairseq", "transformer.wmt19.en-de.single_model")
+    assert loaded[0][1]["tokenizer"] == "moses" and loaded[0][1]["bpe"] == "fastbpe"
+    out = translator.translate(["X was born in Y.", "X died in Y."], 3, ParaphraseSettings(batch_size=8))
+    assert hub.generated == [(2, 3, {"max_len_b": 64})]
+    # log-probabilities are the sums of the positional scores (eos included), best first
+    assert [(h.text, h.logprob, h.tokens) for h in out[0]] == [
+        ("X hyp11 Y.", -0.75, 3), ("X hyp10 Y.", -1.5, 2), ("X hyp12 Y.", -3.0, 4)]
+    assert out[1] == out[0]

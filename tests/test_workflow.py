@@ -123,6 +123,32 @@ def test_demo_mines_prompts_from_its_wikipedia_dump_and_probes_them(demo):
     assert len(metrics) == len(mine[mine["relation"].isin(pd.read_parquet(demo / "results/facts/trex.parquet")["relation"])])
 
 
+def test_demo_paraphrases_manual_and_best_mined_prompts_and_probes_them(demo):
+    stats = pd.read_csv(demo / "results/tables/paraphrase_stats.csv").set_index("seed_set")
+    manual = pd.read_parquet(demo / "results/prompts/manual.parquet")
+    assert stats.loc["manual", "seeds"] == len(manual)
+    for seed_set, prompt_set in [("manual", "man_para"), ("mine", "mine_para")]:
+        candidates = pd.read_parquet(demo / f"results/paraphrase/{prompt_set}/candidates.parquet")
+        assert candidates.groupby(["relation", "seed"]).size().eq(7 * 7).all()  # B² with the demo's B=7
+        assert stats.loc[seed_set, "candidates"] == len(candidates)
+        assert stats.loc[seed_set, "placeholder_broken"] == candidates["problem"].str.contains("stand-in|slots").sum()
+        prompts = pd.read_parquet(demo / f"results/prompts/{prompt_set}.parquet")
+        assert len(prompts) == stats.loc[seed_set, "kept"] > 0
+        assert not prompts.duplicated(["relation", "template"]).any()
+        assert all(t.count("[X]") == 1 and t.count("[Y]") == 1 for t in prompts["template"])
+        assert prompts.groupby("relation")["score"].apply(lambda s: s.is_monotonic_decreasing).all()
+        assert set(prompts["source"]) == {f"paraphrase-of-{seed_set}"}
+    # Mine+Para's seeds are mined prompts, each the best of its relation on T-REx-train
+    seeds = pd.read_parquet(demo / "results/paraphrase/seeds/mine.parquet")
+    train = pd.read_parquet(demo / "results/metrics/tiny-demo-bert/mine/trex_train.parquet")
+    best = train.groupby("relation")["micro"].max()
+    assert all(seed.score == best[seed.relation] for seed in seeds.itertuples())
+    assert set(zip(seeds["relation"], seeds["template"])) <= set(zip(train["relation"], train["template"]))
+    for dataset in ["trex", "google_re"]:
+        assert (demo / f"results/metrics/tiny-demo-bert/man_para/{dataset}.parquet").exists()
+    assert "denoising copy model" in (demo / "logs/train_demo_translator/forward.log").read_text()
+
+
 def test_interrupted_run_resumes_and_gives_identical_tables(demo, tmp_path):
     """Ctrl-C during training, then the same command: it completes, with the tables of an uninterrupted run."""
     project = copy_project(tmp_path)
@@ -156,20 +182,24 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
     with open(project / "workflow/knowprobe/metrics.py", "a") as handle:
         handle.write("\n# an edit of the metrics stage\n")
     ran = executed_rules(snakemake(project, *DEMO))
-    assert ran == {"evaluate", "majority", "tables"}
+    # Mine+Para's seeds are chosen by T-REx-train P@1, so that set is paraphrased and probed again;
+    # no other probe runs
+    assert ran == {"evaluate", "majority", "tables", "select_paraphrase_seeds", "paraphrase", "paraphrase_stats",
+                   "probe"}
     assert probe_output.stat().st_mtime_ns == before
 
     with open(project / "workflow/knowprobe/probe.py", "a") as handle:
         handle.write("\n# an edit of the probing stage\n")
     ran = executed_rules(snakemake(project, *DEMO))
-    assert ran == {"probe", "evaluate", "tables"}
+    # Mine+Para's seeds are chosen by probing the mined prompts on T-REx-train
+    assert ran == {"probe", "evaluate", "tables", "select_paraphrase_seeds", "paraphrase", "paraphrase_stats"}
     assert probe_output.stat().st_mtime_ns != before
     assert read_tables(project) == read_tables(demo)
 
     # the Wikidata stages: the parse, T-REx-train and what was mined with them; not the demo model
     # nor the fact filter, nor the Wikipedia extraction
     downstream = {"trex_train", "trex_train_stats", "distant_supervision", "mine_prompts", "mine_man_prompts",
-                  "probe", "evaluate"}
+                  "probe", "evaluate", "filter_facts", "select_paraphrase_seeds", "paraphrase", "paraphrase_stats"}
     with open(project / "workflow/knowprobe/wikidata.py", "a") as handle:
         handle.write("\n# an edit of the Wikidata stage\n")
     planned = executed_rules(snakemake(project, "-n", *DEMO))
@@ -188,7 +218,28 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
     config["probe"]["top_k"] = 10
     (project / "changed.yaml").write_text(yaml.safe_dump(config))
     planned = executed_rules(snakemake(project, "-n", "--configfile", "changed.yaml"))
-    assert planned == {"probe", "evaluate", "tables"}
+    assert planned == {"probe", "evaluate", "tables", "select_paraphrase_seeds", "paraphrase", "paraphrase_stats"}
+
+    # the paraphrase stage (and the demo translators, which share its stand-in code): both
+    # paraphrase sets and their probes, nothing of mining or the manual baseline
+    module = project / "workflow/knowprobe/paraphrase.py"
+    original, stamp = module.read_text(), module.stat()
+    module.write_text(original + "\n# an edit of the paraphrase stage\n")
+    paraphrase_jobs = {"train_demo_translator", "select_paraphrase_seeds", "paraphrase", "paraphrase_stats",
+                       "probe", "evaluate"}
+    result = snakemake(project, "-n", *DEMO)
+    assert executed_rules(result) == paraphrase_jobs
+    probed = set(re.findall(r"prompt_set=(\w+), dataset=(\w+)", result.stdout + result.stderr))
+    assert probed == {("man_para", "trex"), ("man_para", "google_re"), ("mine_para", "trex")}
+    module.write_text(original)  # undone, with its old time stamp: nothing to do again
+    os.utime(module, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    assert executed_rules(snakemake(project, "-n", *DEMO)) == set()
+    # a parameter of the stage: the paraphrase jobs and their probes, not the translators
+    config = yaml.safe_load((project / "resources/demo/config.yaml").read_text())
+    config["paraphrase"]["top"] = 5
+    (project / "fewer.yaml").write_text(yaml.safe_dump(config))
+    planned = executed_rules(snakemake(project, "-n", "--configfile", "fewer.yaml"))
+    assert planned == paraphrase_jobs - {"train_demo_translator", "select_paraphrase_seeds"}
 
 
 def test_report_shows_the_tables(demo):
@@ -212,9 +263,23 @@ def test_default_config_dry_run_builds_the_whole_dag_without_downloading(tmp_pat
     assert counts["download_wikidata"] == "1" and counts["wikidata_chunk"] == "16" and counts["trex_train"] == "1"
     assert counts["download_wikipedia"] == "1" and counts["wikipedia_extract"] == "32"
     assert counts["distant_supervision"] == "32" and counts["mine_prompts"] == "1"
-    assert counts["probe"] == "8"  # 2 models x (manual x 2 datasets + mine, mine_man x T-REx)
-    for downloaded in ["resources/lama", "resources/models", "resources/wikidata", "resources/wikipedia"]:
+    # 2 models x (manual, man_para x 2 datasets + mine, mine_man, mine_para x T-REx), and the seed
+    # model's mined prompts on T-REx-train (Mine+Para's seeds)
+    assert counts["probe"] == "15"
+    assert counts["download_translator"] == "2" and counts["paraphrase"] == "2"
+    for downloaded in ["resources/lama", "resources/models", "resources/wikidata", "resources/wikipedia",
+                       "resources/translators"]:
         assert not (project / downloaded).exists()
+
+
+def test_fairseq_backend_needs_no_translator_download(tmp_path):
+    project = copy_project(tmp_path)
+    config = yaml.safe_load((project / "config.yaml").read_text())
+    config["paraphrase"]["backend"] = "fairseq"
+    (project / "fairseq.yaml").write_text(yaml.safe_dump(config))
+    result = snakemake(project, "-n", "--quiet", "rules", "--configfile", "fairseq.yaml")
+    counts = dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout + result.stderr, re.MULTILINE))
+    assert counts["paraphrase"] == "2" and "download_translator" not in counts
 
 
 @pytest.mark.parametrize("edit, message", [
@@ -224,6 +289,9 @@ def test_default_config_dry_run_builds_the_whole_dag_without_downloading(tmp_pat
     (lambda c: c["lama"].update(data="resources/nowhere"), "lama.data"),
     (lambda c: c["wikidata"].update(path="resources/nowhere.json.gz"), "wikidata.path"),
     (lambda c: c["wikidata"].update(chunks=0), "chunks"),
+    (lambda c: c["paraphrase"]["forward"].update(hub_id="facebook/wmt19-en-de"), "paraphrase.forward"),
+    (lambda c: c["paraphrase"].update(seed_model="bert-base-cased"), "paraphrase.seed_model"),
+    (lambda c: c["paraphrase"].update(beams=0), "beams"),
 ])
 def test_config_mistakes_fail_before_anything_runs(tmp_path, edit, message):
     project = copy_project(tmp_path)
@@ -296,15 +364,15 @@ def test_real_lama_files_flow_through_the_workflow(tmp_path):
         zip(test["relation"], test["sub_uri"], test["obj_uri"]))
 
 
-def test_slurm_profile_sends_probe_to_gpu_nodes(tmp_path):
+def test_slurm_profile_sends_gpu_rules_to_gpu_nodes(tmp_path):
     pytest.importorskip("snakemake_executor_plugin_slurm")
     project = copy_project(tmp_path)
     result = snakemake(project, "--profile", "profiles/slurm", "-n", *DEMO)
     output = result.stdout + result.stderr
     jobs = re.split(r"\n(?=(?:local)?rule \w+:)", output)
-    probes = [job for job in jobs if job.startswith("rule probe:")]
-    assert len(probes) == 4 and all("gpu=1" in job and "slurm_partition=gpu" in job for job in probes)
-    others = [job for job in jobs if re.match(r"rule (?!probe:)\w+:", job) and "resources:" in job]
+    gpu_jobs = [job for job in jobs if re.match(r"rule (probe|paraphrase):", job)]
+    assert len(gpu_jobs) == 8 + 2 and all("gpu=1" in job and "slurm_partition=gpu" in job for job in gpu_jobs)
+    others = [job for job in jobs if re.match(r"rule (?!probe:|paraphrase:)\w+:", job) and "resources:" in job]
     assert others and not any("gpu=1" in job for job in others)
 
 

@@ -117,7 +117,8 @@ def train(texts: list[str], out_dir: str | Path, settings: TinyTranslatorSetting
     optimizer = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate)
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda step: min(1.0, (step + 1) / 50) * max(0.0, 1 - step / settings.steps))
-    log.info("training a %d-layer Marian copy model (%d parameters, vocabulary %d) on %d texts for %d steps",
+    log.info("training a %d-layer Marian denoising copy model, not a translator (%d parameters, vocabulary %d) "
+             "on %d texts for %d steps",
              settings.layers, sum(p.numel() for p in model.parameters()), len(tokenizer), len(texts), settings.steps)
     losses = []
     for step in progress(range(settings.steps), unit="step", desc="train"):

@@ -14,8 +14,9 @@ from .io import KnowprobeError
 
 log = logging.getLogger(__name__)
 
-# Weights and tokenizer files; safetensors preferred, .bin only where a repository has no safetensors.
-HUB_PATTERNS = ["*.json", "*.txt", "*.model", "*.safetensors", "merges.txt", "vocab.*"]
+# Weights and tokenizer files (.spm: Marian's SentencePiece models); safetensors preferred, .bin only where a
+# repository has no safetensors.
+HUB_PATTERNS = ["*.json", "*.txt", "*.model", "*.spm", "*.safetensors", "merges.txt", "vocab.*"]
 
 
 def download_hub_model(hub_id: str, revision: str, dest: str | Path) -> Path:
