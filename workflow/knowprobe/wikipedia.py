@@ -18,6 +18,7 @@ from __future__ import annotations
 import bisect
 import bz2
 import functools
+import gc
 import html
 import logging
 import re
@@ -134,9 +135,8 @@ def iter_xml_pieces(dump: str | Path, ranges: list[tuple[int, int]] | None) -> I
 
 _COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)
 _REF = re.compile(r"<ref\b[^>]*/>|<ref\b[^>]*>.*?</ref\s*>", re.S | re.I)
-_BLOCK_TAG_NAMES = ("math", "gallery", "timeline", "syntaxhighlight", "source", "pre", "nowiki", "table", "score",
-                    "imagemap", "chem", "graph", "mapframe", "references", "div", "blockquote", "poem", "code", "hiero")
-_BLOCK_TAGS = re.compile(r"<(" + "|".join(_BLOCK_TAG_NAMES) + r")\b[^>]*>.*?</\1\s*>", re.S | re.I)
+_BLOCK_TAGS = re.compile(r"<(math|gallery|timeline|syntaxhighlight|source|pre|nowiki|table|score|imagemap|chem|"
+                         r"graph|mapframe|references|div|blockquote|poem|code|hiero)\b[^>]*>.*?</\1\s*>", re.S | re.I)
 _TAG = re.compile(r"</?[a-zA-Z][^>]*>")
 _INNER_TEMPLATE = re.compile(r"\{\{[^{}]*\}\}")
 _TABLE = re.compile(r"\{\|.*?\|\}", re.S)
@@ -145,10 +145,10 @@ _BRACKETS = re.compile(r"\[\[|\]\]")
 _INTERWIKI = re.compile(r"\[\[\s*:?[a-z][a-z-]{1,11}\s*:[^\[\]]*\]\]")
 _EXTERNAL = re.compile(r"\[(?:https?:|ftp:)?//[^\s\]]+\s*([^\]]*)\]")
 _URL = re.compile(r"https?://\S+")
-_QUOTES = re.compile(r"'{2,5}")
+_QUOTES = re.compile(r"''(?:'(?:'(?:')?)?)?")  # '{2,5}, written with a literal prefix the engine scans for fast
 _EMPTY_PARENS = re.compile(r" ?\(\s*[,;]?\s*\)")  # left where a template filled the parentheses
-_SPACE_BEFORE_PUNCT = re.compile(r" +(?=[,.;:])")
-_SPACE_RUN = re.compile(r"[ \t]{2,}")
+_EMPTY_PARENS_CORE = re.compile(r"\(\s*[,;]?\s*\)")  # the same without the optional space: fast to search for
+_SPACE_RUN = re.compile(r"  +")
 _LINK = re.compile(r"\[\[([^\[\]|]+)(?:\|([^\[\]]*))?\]\]([a-z]*)")
 _HEADING = re.compile(r"^=+.*=+\s*$")
 _SKIP_LINE = re.compile(r"^\s*(?:[|!{}]|__[A-Z]+__|\s*$)")
@@ -159,7 +159,13 @@ _SPACES = re.compile(r"[ \t\u00a0]+")
 @functools.lru_cache(maxsize=1 << 18)  # link targets repeat across a chunk
 def normalize_title(title: str) -> str:
     """A link target as MediaWiki resolves it: no section, spaces for underscores, first letter upper."""
-    title = _SPACES.sub(" ", title.split("#", 1)[0].replace("_", " ")).strip()
+    if "#" in title:
+        title = title.split("#", 1)[0]
+    if "_" in title:
+        title = title.replace("_", " ")
+    if "  " in title or "\t" in title or "\u00a0" in title:
+        title = _SPACES.sub(" ", title)
+    title = title.strip()
     return title[:1].upper() + title[1:]
 
 
@@ -172,11 +178,8 @@ def strip_markup(wikitext: str) -> str:
     if "<" in text:
         if "<!--" in text:
             text = _COMMENT.sub("", text)
-        lowered = text.lower()
-        if "<ref" in lowered:
-            text = _REF.sub("", text)
-        if any(f"<{tag}" in lowered for tag in _BLOCK_TAG_NAMES):
-            text = _BLOCK_TAGS.sub("", text)
+        text = _REF.sub("", text)
+        text = _BLOCK_TAGS.sub("", text)
     if "{{" in text:
         for _ in range(10):  # templates nest; remove innermost first until none is left
             text, n = _INNER_TEMPLATE.subn("", text)
@@ -197,11 +200,19 @@ def strip_markup(wikitext: str) -> str:
         text = _QUOTES.sub("", text)
     if "<" in text:
         text = _TAG.sub("", text)
-    if "(" in text:
+    if _EMPTY_PARENS_CORE.search(text):
         text = _EMPTY_PARENS.sub("", text)
-    text = _SPACE_BEFORE_PUNCT.sub("", text)
-    # runs of spaces left by removed markup are collapsed here, before link offsets exist
-    return _SPACE_RUN.sub(" ", text)
+    # runs of spaces left by removed markup are collapsed here, before link offsets exist; then
+    # no space is left before punctuation (plain replaces: a pattern that starts with a space
+    # is tried at every space)
+    if "\t" in text:
+        text = text.replace("\t", " ")
+    if "  " in text:
+        text = _SPACE_RUN.sub(" ", text)
+    for punctuation in (" ,", " .", " ;", " :"):
+        if punctuation in text:
+            text = text.replace(punctuation, punctuation[1])
+    return text
 
 
 def remove_file_links(text: str) -> str:
@@ -228,7 +239,9 @@ def paragraphs(wikitext: str) -> Iterator[tuple[str, list[tuple[int, int, str]]]
     for line in strip_markup(wikitext.replace("\u00a0", " ")).split("\n"):
         if _HEADING.match(line) or _SKIP_LINE.match(line):
             continue
-        line = _LIST.sub("", line).strip()
+        if line[:1] in "*#:;":  # (also true for an empty line, which _SKIP_LINE has dropped)
+            line = _LIST.sub("", line)
+        line = line.strip()
         links = []
         text = _LINK.sub(_LinkSpans(links), line)
         # what _TIDY deletes, tested with plain substring checks first: it is rare
@@ -287,7 +300,7 @@ ABBREVIATIONS = frozenset(
     "mr mrs ms dr st jr sr prof gen col lt sgt capt cmdr adm rev hon fr mt ft vs etc inc ltd co corp no nos vol "
     "pp fig approx est dept univ assn bros jan feb mar apr jun jul aug sep sept oct nov dec e.g i.e u.s a.d b.c "
     "ca cf al op".split())
-_BOUNDARY = re.compile(r"[.!?][\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])")
+_BOUNDARY = re.compile(r"[.!?][\"'”’)\]]*(\s+)(?=[\"'“‘(\[]?[A-Z0-9])")
 
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
@@ -296,15 +309,16 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     spans, start = [], 0
     for match in _BOUNDARY.finditer(text):
         stop = match.start()
-        word = text[start:stop + 1].rsplit(None, 1)[-1] if text[start:stop + 1].strip() else ""
-        bare = word.rstrip(".!?").lstrip("(\"'").lower()
-        if text[stop] == "." and (bare in ABBREVIATIONS or (len(bare) == 1 and bare.isalpha())):
-            continue
-        end = match.end()
-        sentence_end = len(text[:end].rstrip())
-        if sentence_end > start:
-            spans.append((start, sentence_end))
-        start = end
+        if text[stop] == ".":
+            # the word before the period, found without copying the sentence
+            space = max(text.rfind(" ", start, stop), text.rfind("\t", start, stop))
+            bare = text[max(space + 1, start):stop].rstrip(".!?").lstrip("(\"'").lower()
+            if bare in ABBREVIATIONS or (len(bare) == 1 and bare.isalpha()):
+                continue
+        end = match.start(1)  # the sentence ends before the whitespace
+        if end > start:
+            spans.append((start, end))
+        start = match.end()
     if text[start:].strip():
         spans.append((start, len(text.rstrip())))
     return spans
@@ -334,6 +348,10 @@ def extract_chunk(dump: str | Path, ranges: list[tuple[int, int]] | None, senten
     redirects = ParquetPartWriter(redirects_out, REDIRECT_SCHEMA)
     ok = False
     total = sum(end - start for start, end in ranges) if ranges is not None else Path(dump).stat().st_size
+    # the loop allocates millions of small lists and tuples and creates no reference cycles;
+    # the cyclic collector would rescan the buffered row groups again and again for nothing
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         with progress(total=total, unit="B", unit_scale=True, desc="extract") as bar:
             for compressed, size, xml in iter_xml_pieces(dump, ranges):
@@ -359,6 +377,8 @@ def extract_chunk(dump: str | Path, ranges: list[tuple[int, int]] | None, senten
                 bar.update(compressed)
         ok = True
     finally:
+        if collecting:
+            gc.enable()
         sentences.close(ok)
         redirects.close(ok)
     log.info("%s", ", ".join(f"{k} {v:,}" for k, v in counts.items()))
