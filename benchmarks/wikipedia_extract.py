@@ -134,7 +134,7 @@ def main() -> None:
     extract_s = time.perf_counter() - start
     entities, facts = knowledge(pool)
     start = time.perf_counter()
-    sentences = pq.read_table(workdir / "sentences.parquet").to_pandas()
+    sentences = pq.ParquetFile(workdir / "sentences.parquet").iter_batches(batch_size=100_000)  # as the rule reads
     redirects = wikipedia.read_redirects([workdir / "redirects.parquet"])
     matches = distant.match_sentences(sentences, facts, entities, redirects)
     match_s = time.perf_counter() - start

@@ -6,14 +6,17 @@ English (or ``mul``) labels and aliases of the entities of the training facts, f
 Aho-Corasick automaton over all names at once (``how = label`` or ``alias``). Name matching is
 what finds a page's own entity, which its article never links to. A name match must sit on word
 boundaries; where a link and a name match overlap, the link wins.
+
+The work is done a batch of sentences at a time and in columns: links are flattened with
+Arrow and each distinct target resolved once; names are found by one automaton pass over the
+batch's joined text (Python runs once per name hit, nothing per sentence); mentions, the
+link-over-name rule and the pairing with facts are table operations (pandas merges).
 """
 
 from __future__ import annotations
 
-import bisect
 import logging
 from collections import defaultdict
-from typing import Iterator, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -29,15 +32,8 @@ MATCH_COLUMNS = ["relation", "sub_uri", "obj_uri", "title", "sentence", "text", 
 MIN_NAME_LENGTH = 2
 
 
-class Mention(NamedTuple):
-    start: int
-    end: int
-    qid: str
-    how: str
-
-
 class NameMatcher:
-    """All occurrences of the names of a set of entities in a text, on word boundaries."""
+    """All occurrences of the names of a set of entities, on word boundaries."""
 
     def __init__(self, entities: pd.DataFrame, qids: set[str]):
         import ahocorasick
@@ -50,64 +46,86 @@ class NameMatcher:
             for alias in row.aliases if row.aliases is not None else ():
                 if len(alias) >= MIN_NAME_LENGTH and "\n" not in alias:
                     names[alias].add((row.qid, "alias"))
-        for name, owners in names.items():
-            self.automaton.add_word(name, (len(name), tuple(sorted(owners))))
+        # each name's owners, as rows of a small table the hits index into
+        self.owners = pd.DataFrame([(i, qid, how) for i, owners in enumerate(sorted(names.items()))
+                                    for qid, how in sorted(owners[1])], columns=["name", "qid", "how"])
+        for i, (name, _) in enumerate(sorted(names.items())):
+            self.automaton.add_word(name, (len(name), i))
         self.size = len(names)
         if names:
             self.automaton.make_automaton()
 
-    def find(self, text: str) -> Iterator[tuple[int, int, tuple[tuple[str, str], ...]]]:
-        """``(start, end, owners)`` of every name occurrence on word boundaries."""
+    def hits(self, text: str) -> tuple[list[int], list[int], list[int]]:
+        """Starts, ends and name numbers of every name occurrence in ``text`` on word boundaries."""
+        starts, ends, names = [], [], []
         if not self.size:
-            return
-        for last, (length, owners) in self.automaton.iter(text):
+            return starts, ends, names
+        size = len(text)
+        for last, (length, name) in self.automaton.iter(text):  # the one per-hit Python loop
             start, end = last - length + 1, last + 1
-            if (start > 0 and text[start - 1].isalnum()) or (end < len(text) and text[end].isalnum()):
+            if (start > 0 and text[start - 1].isalnum()) or (end < size and text[end].isalnum()):
                 continue
-            yield start, end, owners
+            starts.append(start)
+            ends.append(end)
+            names.append(name)
+        return starts, ends, names
 
 
-def overlaps(a: Mention, b: Mention) -> bool:
-    return a.start < b.end and b.start < a.end
+MENTION_COLUMNS = ["row", "start", "end", "qid", "how", "order"]
 
 
-def _link_mentions(batch: pa.RecordBatch, title_to_qid: dict[str, str], redirects: dict[str, str]):
-    """Links whose target is an entity of interest, as ``{row: [Mention]}``.
-
-    Link columns are flattened with Arrow; each distinct target title is resolved once, so
-    the Python work is per distinct title and per useful link, not per link."""
-    found: dict[int, list[Mention]] = defaultdict(list)
+def _link_mentions(batch: pa.RecordBatch, title_to_qid: dict[str, str], redirects: dict[str, str]) -> pd.DataFrame:
+    """Links whose target (through redirects) is an entity of interest; each distinct target
+    title is resolved once."""
     starts = batch.column("link_start")
-    if len(pc.list_flatten(starts)) == 0:
-        return found
-    rows = pc.list_parent_indices(starts).to_numpy()
+    flat_starts = pc.list_flatten(starts)
+    if len(flat_starts) == 0:
+        return pd.DataFrame(columns=MENTION_COLUMNS)
     targets = pc.list_flatten(batch.column("link_target")).dictionary_encode()
-    qid_of = [title_to_qid.get(resolve(title, redirects)) for title in targets.dictionary.to_pylist()]
-    useful = np.array([q is not None for q in qid_of], dtype=bool)
+    qid_of = np.array([title_to_qid.get(resolve(title, redirects)) for title in targets.dictionary.to_pylist()],
+                      dtype=object)
     codes = targets.indices.to_numpy()
-    keep = np.nonzero(useful[codes])[0]
-    if not len(keep):
-        return found
-    flat_starts = pc.list_flatten(starts).to_numpy()[keep].tolist()
-    flat_ends = pc.list_flatten(batch.column("link_end")).to_numpy()[keep].tolist()
-    for row, start, end, code in zip(rows[keep].tolist(), flat_starts, flat_ends, codes[keep].tolist()):
-        found[row].append(Mention(start, end, qid_of[code], "link"))
-    return found
+    keep = np.nonzero(pd.notna(qid_of)[codes])[0]
+    return pd.DataFrame({
+        "row": pc.list_parent_indices(starts).to_numpy()[keep],
+        "start": flat_starts.to_numpy()[keep], "end": pc.list_flatten(batch.column("link_end")).to_numpy()[keep],
+        "qid": qid_of[codes[keep]], "how": "link", "order": keep,  # links come first, in text order
+    })
 
 
-def _name_mentions(texts: list[str], matcher: NameMatcher):
-    """Name matches as ``{row: [Mention]}``: one automaton pass over the batch's sentences joined
-    by newlines (no name holds one), hits mapped back to their sentence."""
-    found: dict[int, list[Mention]] = defaultdict(list)
-    bounds, position = [], 0
-    for text in texts:
-        bounds.append(position)
-        position += len(text) + 1
-    for start, end, owners in matcher.find("\n".join(texts)):
-        row = bisect.bisect_right(bounds, start) - 1
-        offset = bounds[row]
-        found[row] += [Mention(start - offset, end - offset, qid, how) for qid, how in owners]
-    return found
+def _name_mentions(texts: list[str], matcher: NameMatcher, first_order: int) -> pd.DataFrame:
+    """Name matches, by one automaton pass over the sentences joined by newlines (no name holds one)."""
+    if not texts:
+        return pd.DataFrame(columns=MENTION_COLUMNS)
+    bounds = np.cumsum([0] + [len(text) + 1 for text in texts[:-1]])
+    starts, ends, names = matcher.hits("\n".join(texts))
+    if not starts:
+        return pd.DataFrame(columns=MENTION_COLUMNS)
+    starts, ends = np.asarray(starts), np.asarray(ends)
+    rows = np.searchsorted(bounds, starts, side="right") - 1
+    hits = pd.DataFrame({"row": rows, "start": starts - bounds[rows], "end": ends - bounds[rows], "name": names,
+                         "order": first_order + np.arange(len(starts))})
+    return hits.merge(matcher.owners, on="name", sort=False)[MENTION_COLUMNS]
+
+
+def _without_names_under_links(links: pd.DataFrame, names: pd.DataFrame) -> pd.DataFrame:
+    """Name matches that overlap no link of their sentence (where both overlap, the link wins)."""
+    if links.empty or names.empty:
+        return names
+    both = names.reset_index().merge(links[["row", "start", "end"]], on="row", suffixes=("", "_link"))
+    covered = both.loc[(both["start"] < both["end_link"]) & (both["start_link"] < both["end"]), "index"]
+    return names.drop(index=covered.unique())
+
+
+def _pairs(mentions: pd.DataFrame, facts: pd.DataFrame) -> pd.DataFrame:
+    """For each sentence and fact with both entities mentioned, the first non-overlapping
+    (subject, object) pair of mentions, links before names, each in text order."""
+    subjects = mentions.merge(facts, left_on="qid", right_on="sub_uri")
+    pairs = subjects.merge(mentions, left_on=["row", "obj_uri"], right_on=["row", "qid"], suffixes=("_s", "_o"))
+    pairs = pairs[(pairs["sub_uri"] != pairs["obj_uri"])
+                  & ~((pairs["start_s"] < pairs["end_o"]) & (pairs["start_o"] < pairs["end_s"]))]
+    pairs = pairs.sort_values(["row", "relation", "sub_uri", "obj_uri", "order_s", "order_o"], kind="stable")
+    return pairs.drop_duplicates(["row", "relation", "sub_uri", "obj_uri"], keep="first")
 
 
 def match_sentences(sentences, facts: pd.DataFrame, entities: pd.DataFrame, redirects: dict[str, str],
@@ -116,9 +134,7 @@ def match_sentences(sentences, facts: pd.DataFrame, entities: pd.DataFrame, redi
 
     ``sentences``: a DataFrame, an Arrow table or an iterable of record batches with the
     sentence columns; it is processed ``batch_rows`` at a time, so memory stays flat."""
-    objects_of: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    for relation, sub, obj in zip(facts["relation"], facts["sub_uri"], facts["obj_uri"]):
-        objects_of[sub].append((obj, relation))
+    facts = facts[["relation", "sub_uri", "obj_uri"]].drop_duplicates()
     qids = set(facts["sub_uri"]) | set(facts["obj_uri"])
     matcher = NameMatcher(entities, qids)
     # only the entities of the facts can be part of a match
@@ -126,37 +142,27 @@ def match_sentences(sentences, facts: pd.DataFrame, entities: pd.DataFrame, redi
     if isinstance(sentences, pd.DataFrame):
         sentences = pa.Table.from_pandas(sentences, preserve_index=False)
     batches = sentences.to_batches(max_chunksize=batch_rows) if isinstance(sentences, pa.Table) else sentences
-    rows, parts, first_row = [], [], 0
+    parts, first_row = [], 0
     for batch in batches:
-        texts = batch.column("text").to_pylist()
-        linked = _link_mentions(batch, title_to_qid, redirects)
-        named = _name_mentions(texts, matcher)
-        matched_rows = []
-        for row in linked.keys() | named.keys():
-            links = linked.get(row, [])
-            mentions = links + [m for m in named.get(row, []) if not any(overlaps(m, link) for link in links)]
-            if len(mentions) < 2:
-                continue
-            by_qid: dict[str, list[Mention]] = defaultdict(list)
-            for mention in mentions:
-                by_qid[mention.qid].append(mention)
-            for sub in by_qid.keys() & objects_of.keys():
-                for obj, relation in objects_of[sub]:
-                    if obj == sub or obj not in by_qid:
-                        continue
-                    pair = next(((s, o) for s in by_qid[sub] for o in by_qid[obj] if not overlaps(s, o)), None)
-                    if pair is not None:
-                        s, o = pair
-                        matched_rows.append(row)
-                        rows.append((first_row + row, relation, sub, obj, s.start, s.end, s.how, o.start, o.end, o.how))
-        if matched_rows:
-            taken = batch.select(["title", "sentence", "text"]).take(pa.array(matched_rows, pa.int64()))
-            parts.append(taken.to_pandas())
+        links = _link_mentions(batch, title_to_qid, redirects)
+        # names come after the links in the order of preference
+        first_name = int(links["order"].max()) + 1 if len(links) else 0
+        names = _name_mentions(batch.column("text").to_pylist(), matcher, first_order=first_name)
+        mentions = pd.concat([links, _without_names_under_links(links, names)], ignore_index=True)
+        pairs = _pairs(mentions, facts)
+        if len(pairs):
+            located = batch.select(["title", "sentence", "text"]).take(pa.array(pairs["row"].to_numpy()))
+            pairs = pairs.reset_index(drop=True).assign(**located.to_pandas())
+            pairs["row"] += first_row
+            parts.append(pairs)
         first_row += batch.num_rows
-    frame = pd.DataFrame(rows, columns=["row", "relation", "sub_uri", "obj_uri", "sub_start", "sub_end", "sub_how",
-                                        "obj_start", "obj_end", "obj_how"])
-    located = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["title", "sentence", "text"])
-    frame = pd.concat([frame, located.reset_index(drop=True)], axis=1)
+    if not parts:
+        return pd.DataFrame(columns=MATCH_COLUMNS)
+    frame = pd.concat(parts, ignore_index=True).rename(columns={
+        "start_s": "sub_start", "end_s": "sub_end", "how_s": "sub_how",
+        "start_o": "obj_start", "end_o": "obj_end", "how_o": "obj_how"})
     # input order of the sentences, then by fact: independent of batch size and of set order
     frame = frame.sort_values(["row", "relation", "sub_uri", "obj_uri"], kind="stable")
+    frame[["sub_start", "sub_end", "obj_start", "obj_end"]] = frame[["sub_start", "sub_end", "obj_start",
+                                                                      "obj_end"]].astype("int64")
     return frame[MATCH_COLUMNS].reset_index(drop=True)

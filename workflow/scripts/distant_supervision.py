@@ -4,18 +4,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
 
+import pyarrow.parquet as pq
 
 from knowprobe import distant, wikipedia
 from knowprobe.io import read_parquet, rule_logging, write_parquet
 
 with rule_logging(snakemake.log[0]) as log:
     facts = read_parquet(snakemake.input.facts)
-    qids = set(facts["sub_uri"]) | set(facts["obj_uri"])
     entities = read_parquet(snakemake.input.entities)
     redirects = wikipedia.read_redirects([snakemake.input.redirects])
-    sentences = read_parquet(snakemake.input.sentences)
-    matches = distant.match_sentences(sentences, facts, entities, redirects)
-    log.info("%d sentences, %d matches of %d facts (%s)", len(sentences), len(matches),
+    # read in batches: a chunk's sentences are never all in memory at once
+    sentences = pq.ParquetFile(snakemake.input.sentences)
+    matches = distant.match_sentences(sentences.iter_batches(batch_size=100_000), facts, entities, redirects)
+    log.info("%d sentences, %d matches of %d facts (%s)", sentences.metadata.num_rows, len(matches),
              matches.groupby(["relation", "sub_uri", "obj_uri"]).ngroups,
              ", ".join(f"{how} {n}" for how, n in matches["sub_how"].value_counts().items()) or "none")
     write_parquet(matches, snakemake.output[0])
