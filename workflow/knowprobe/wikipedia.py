@@ -54,26 +54,46 @@ class Page:
     text: str
 
 
-_PAGE = re.compile(r"<page>(.*?)</page>", re.S)
 _TITLE = re.compile(r"<title>(.*?)</title>", re.S)
 _NS = re.compile(r"<ns>(-?\d+)</ns>")
 _ID = re.compile(r"<id>(\d+)</id>")
 _REDIRECT = re.compile(r'<redirect\s+title="([^"]*)"')
-_TEXT = re.compile(r"<text\b[^>]*?(?:/>|>(.*?)</text>)", re.S)
+
+
+def _text_element(xml: str, start: int, end: int) -> int:
+    """Where ``<text`` (the element, not a longer name) opens in ``xml[start:end]``, or -1."""
+    while (at := xml.find("<text", start, end)) >= 0:
+        if xml[at + 5:at + 6] in (" ", ">", "/", "\t", "\n"):
+            return at
+        start = at + 5
+    return -1
 
 
 def iter_pages(xml: str) -> Iterator[Page]:
-    """Pages of a piece of MediaWiki export XML that holds whole ``<page>`` elements."""
-    for match in _PAGE.finditer(xml):
-        body = match.group(1)
-        title, ns, page_id = _TITLE.search(body), _NS.search(body), _ID.search(body)
+    """Pages of a piece of MediaWiki export XML that holds whole ``<page>`` elements.
+
+    Elements are found with ``str.find`` (the text is escaped, so ``</text>`` and ``</page>``
+    cannot occur inside it); the small header before ``<text`` is searched with regexes."""
+    position = 0
+    while (start := xml.find("<page>", position)) >= 0:
+        end = xml.find("</page>", start)
+        if end < 0:
+            return  # an unclosed page at the end of a piece: nothing to read
+        position = end + len("</page>")
+        text_at = _text_element(xml, start, end)
+        head = xml[start + len("<page>"):text_at if text_at >= 0 else end]
+        title, ns, page_id = _TITLE.search(head), _NS.search(head), _ID.search(head)
         if not (title and ns and page_id):
-            raise KnowprobeError(f"a <page> without title, ns or id near {body[:80]!r}")
-        redirect = _REDIRECT.search(body)
-        text = _TEXT.search(body)
+            raise KnowprobeError(f"a <page> without title, ns or id near {head[:80]!r}")
+        redirect = _REDIRECT.search(head)
+        text = ""
+        if text_at >= 0:
+            close = xml.find(">", text_at, end)
+            if close > 0 and xml[close - 1] != "/":
+                stop = xml.find("</text>", close, end)
+                text = xml[close + 1:stop] if stop >= 0 else ""
         yield Page(int(page_id.group(1)), xml_unescape(title.group(1)), int(ns.group(1)),
-                   xml_unescape(redirect.group(1)) if redirect else None,
-                   xml_unescape(text.group(1) or "") if text else "")
+                   xml_unescape(redirect.group(1)) if redirect else None, xml_unescape(text))
 
 
 def xml_unescape(text: str) -> str:
@@ -242,8 +262,7 @@ def paragraphs(wikitext: str) -> Iterator[tuple[str, list[tuple[int, int, str]]]
         if line[:1] in "*#:;":  # (also true for an empty line, which _SKIP_LINE has dropped)
             line = _LIST.sub("", line)
         line = line.strip()
-        links = []
-        text = _LINK.sub(_LinkSpans(links), line)
+        text, links = replace_links(line) if "[[" in line else (line, [])
         # what _TIDY deletes, tested with plain substring checks first: it is rare
         if "[[" in text or "]]" in text or "  " in text or text[:1] == " " or text[-1:] == " ":
             text, links = _tidy(text, links)
@@ -251,22 +270,21 @@ def paragraphs(wikitext: str) -> Iterator[tuple[str, list[tuple[int, int, str]]]
             yield text, links
 
 
-class _LinkSpans:
-    """``re.sub`` callback: a link becomes its anchor text and its span is recorded."""
-
-    __slots__ = ("links", "shift")
-
-    def __init__(self, links: list):
-        self.links, self.shift = links, 0
-
-    def __call__(self, match: re.Match) -> str:
-        target, anchor, trail = match.groups()
+def replace_links(line: str) -> tuple[str, list[tuple[int, int, str]]]:
+    """Links become their anchor text (with the link trail); their spans in the result and
+    their normalized targets are returned beside it."""
+    # split() returns text, then (target, anchor, trail, text) per link: no match objects
+    parts = _LINK.split(line)
+    pieces, links, position = [parts[0]], [], len(parts[0])
+    for i in range(1, len(parts), 4):
+        target, anchor, trail, after = parts[i], parts[i + 1], parts[i + 2], parts[i + 3]
         anchor = (anchor if anchor else target).strip() + trail
-        start = match.start() + self.shift  # where the anchor lands in the output
-        self.shift += len(anchor) - (match.end() - match.start())
         if anchor:
-            self.links.append((start, start + len(anchor), normalize_title(target)))
-        return anchor
+            links.append((position, position + len(anchor), normalize_title(target)))
+        pieces.append(anchor)
+        pieces.append(after)
+        position += len(anchor) + len(after)
+    return "".join(pieces), links
 
 
 _TIDY = re.compile(r"\[\[|\]\]|(?<= ) +|^ +| +$")
@@ -367,9 +385,13 @@ def extract_chunk(dump: str | Path, ranges: list[tuple[int, int]] | None, senten
                         texts, starts, ends, targets = [], [], [], []
                         for text, spans in page_sentences(page.text):
                             texts.append(text)
-                            starts.append([s for s, _, _ in spans])
-                            ends.append([e for _, e, _ in spans])
-                            targets.append([t for _, _, t in spans])
+                            if spans:
+                                link_starts, link_ends, link_targets = zip(*spans)
+                            else:
+                                link_starts = link_ends = link_targets = ()
+                            starts.append(link_starts)
+                            ends.append(link_ends)
+                            targets.append(link_targets)
                         n = len(texts)
                         counts["sentences"] += n
                         counts["links"] += sum(map(len, starts))
