@@ -143,24 +143,43 @@ def train(sentences, vocab_texts: list[str], out_dir: str | Path, settings: Tiny
         for step in bar:
             chosen = rng.choice(len(encoded), size=min(settings.batch_size, len(encoded)), replace=False)
             ids, attention, labels = _training_batch([encoded[i] for i in chosen], rng, tokenizer, settings)
-            loss = model(input_ids=ids, attention_mask=attention, labels=labels).loss
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            schedule.step()
-            optimizer.zero_grad()
-            losses.append(loss.item())
+            losses.append(training_step(model, optimizer, schedule,
+                                        model(input_ids=ids, attention_mask=attention, labels=labels).loss))
             if (step + 1) % 250 == 0:
                 log.info("step %d: mean loss of the last 250 steps %.3f", step + 1, np.mean(losses[-250:]))
-    model.eval()
+    summary = {"sentences": len(sentences), "vocabulary": len(tokenizer), "steps": settings.steps,
+               "first_loss": losses[0], "final_loss": float(np.mean(losses[-50:])), **(notes or {})}
+    staging_dir(out_dir)  # clears what a killed run may have left there
+    save_trained(model, tokenizer, out_dir, summary)
+    return summary
+
+
+def training_step(model, optimizer, schedule, loss) -> float:
+    """Backward, clip, step; the loss as a number."""
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    optimizer.step()
+    schedule.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
+def staging_dir(out_dir: str | Path) -> Path:
+    """Where a model is written before it is renamed to ``out_dir`` (emptied first)."""
     out_dir = Path(out_dir)
     staging = out_dir.with_name(out_dir.name + ".training")
     shutil.rmtree(staging, ignore_errors=True)
+    return staging
+
+
+def save_trained(model, tokenizer, out_dir: str | Path, summary: dict) -> None:
+    """Save model, tokenizer and training summary in the staging folder (``staging_dir``), then
+    rename it to ``out_dir``: a job killed while saving leaves no half-written model behind."""
+    out_dir = Path(out_dir)
+    staging = out_dir.with_name(out_dir.name + ".training")
+    model.eval()
     model.save_pretrained(staging)
     tokenizer.save_pretrained(staging)
-    summary = {"sentences": len(sentences), "vocabulary": len(tokenizer), "steps": settings.steps,
-               "first_loss": losses[0], "final_loss": float(np.mean(losses[-50:])), **(notes or {})}
     (staging / "knowprobe_training.json").write_text(json.dumps(summary, indent=2) + "\n")
     shutil.rmtree(out_dir, ignore_errors=True)
     os.replace(staging, out_dir)
-    return summary

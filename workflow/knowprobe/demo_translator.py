@@ -13,7 +13,6 @@ from __future__ import annotations
 import io
 import json
 import logging
-import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from .demo_model import save_trained, staging_dir, training_step
 from .io import KnowprobeError, progress
 
 log = logging.getLogger(__name__)
@@ -107,9 +107,7 @@ def train(texts: list[str], out_dir: str | Path, settings: TinyTranslatorSetting
     torch.manual_seed(settings.seed)
     torch.set_num_threads(threads)
     rng = np.random.default_rng(settings.seed)
-    out_dir = Path(out_dir)
-    staging = out_dir.with_name(out_dir.name + ".training")
-    shutil.rmtree(staging, ignore_errors=True)
+    staging = staging_dir(out_dir)  # the tokenizer's files are written there first
     texts = sorted(set(texts))
     tokenizer = make_tokenizer(texts, staging)
     model = make_model(tokenizer, settings)
@@ -126,21 +124,10 @@ def train(texts: list[str], out_dir: str | Path, settings: TinyTranslatorSetting
         sources = [" ".join(noisy(t.split(), rng, settings.noise)) for t in chosen]
         batch = tokenizer(sources, text_target=chosen, return_tensors="pt", padding=True)
         batch["labels"][batch["labels"] == tokenizer.pad_token_id] = -100
-        loss = model(**batch).loss
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        schedule.step()
-        optimizer.zero_grad()
-        losses.append(loss.item())
+        losses.append(training_step(model, optimizer, schedule, model(**batch).loss))
         if (step + 1) % 100 == 0:
             log.info("step %d: mean loss of the last 100 steps %.3f", step + 1, np.mean(losses[-100:]))
-    model.eval()
-    model.save_pretrained(staging)
-    tokenizer.save_pretrained(staging)
     summary = {"texts": len(texts), "vocabulary": len(tokenizer), "steps": settings.steps,
                "first_loss": losses[0], "final_loss": float(np.mean(losses[-50:]))}
-    (staging / "knowprobe_training.json").write_text(json.dumps(summary, indent=2) + "\n")
-    shutil.rmtree(out_dir, ignore_errors=True)
-    os.replace(staging, out_dir)
+    save_trained(model, tokenizer, out_dir, summary)
     return summary

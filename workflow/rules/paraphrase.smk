@@ -31,7 +31,7 @@ rule train_demo_translator:
     input:
         corpus_templates=lambda wildcards: config["paraphrase"][wildcards.direction]["train"]["corpus_templates"],
         prompts="results/prompts/manual.parquet",
-        code=code("demo_translator", "paraphrase", "prompts"),
+        code=code("demo_translator", "demo_model", "paraphrase", "prompts"),
     output:
         directory("results/translators/{direction}"),
     wildcard_constraints:
