@@ -182,6 +182,9 @@ def test_seeds_holding_a_stand_in_are_skipped_and_the_rest_paraphrased():
     seeds = pd.DataFrame({"relation": ["P1", "P19"], "template": ["[X] plays Y for [Y] .", "[X] was born in [Y] ."]})
     candidates = paraphrase.round_trip(seeds, forward, backward, ParaphraseSettings(beams=2))
     assert set(candidates["relation"]) == {"P19"}
+    kept, lost = paraphrase.select(candidates, 40)
+    stats = paraphrase.statistics("manual", seeds, candidates, kept, lost).iloc[0]
+    assert (stats["seeds"], stats["seeds_paraphrased"]) == (2, 1)
 
 
 def test_prompt_set_layout():

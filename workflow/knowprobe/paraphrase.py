@@ -177,7 +177,10 @@ def statistics(seed_set: str, seeds: pd.DataFrame, candidates: pd.DataFrame, par
     """One row: how many candidates each step kept or lost (the README's placeholder loss rate)."""
     broken = sum(n for reason, n in lost.items() if "stand-in" in reason or reason == "nothing but the slots")
     return pd.DataFrame([{
-        "seed_set": seed_set, "seeds": len(seeds), "candidates": len(candidates),
+        "seed_set": seed_set, "seeds": len(seeds),
+        # a seed that already holds a stand-in word is not translated (see round_trip)
+        "seeds_paraphrased": candidates[["relation", "seed"]].drop_duplicates().shape[0],
+        "candidates": len(candidates),
         "placeholder_broken": broken,
         "placeholder_loss_rate": broken / len(candidates) if len(candidates) else float("nan"),
         **{f"lost_{reason.replace(' ', '_').replace('-', '_')}": n for reason, n in sorted(lost.items())},
