@@ -164,10 +164,13 @@ def training_step(model, optimizer, schedule, loss) -> float:
     return loss.item()
 
 
+def _staging_path(out_dir: Path) -> Path:
+    return out_dir.with_name(out_dir.name + ".training")
+
+
 def staging_dir(out_dir: str | Path) -> Path:
     """Where a model is written before it is renamed to ``out_dir`` (emptied first)."""
-    out_dir = Path(out_dir)
-    staging = out_dir.with_name(out_dir.name + ".training")
+    staging = _staging_path(Path(out_dir))
     shutil.rmtree(staging, ignore_errors=True)
     return staging
 
@@ -176,7 +179,7 @@ def save_trained(model, tokenizer, out_dir: str | Path, summary: dict) -> None:
     """Save model, tokenizer and training summary in the staging folder (``staging_dir``), then
     rename it to ``out_dir``: a job killed while saving leaves no half-written model behind."""
     out_dir = Path(out_dir)
-    staging = out_dir.with_name(out_dir.name + ".training")
+    staging = _staging_path(out_dir)
     model.eval()
     model.save_pretrained(staging)
     tokenizer.save_pretrained(staging)

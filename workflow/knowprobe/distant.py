@@ -41,16 +41,18 @@ class NameMatcher:
         self.automaton = ahocorasick.Automaton()
         names: dict[str, set[tuple[str, str]]] = defaultdict(set)
         for row in entities[entities["qid"].isin(qids)].itertuples():
-            if isinstance(row.label, str) and len(row.label) >= MIN_NAME_LENGTH:
-                names[row.label].add((row.qid, "label"))
-            for alias in row.aliases if row.aliases is not None else ():
-                if len(alias) >= MIN_NAME_LENGTH and "\n" not in alias:
-                    names[alias].add((row.qid, "alias"))
-        # each name's owners, as rows of a small table the hits index into
-        self.owners = pd.DataFrame([(i, qid, how) for i, owners in enumerate(sorted(names.items()))
-                                    for qid, how in sorted(owners[1])], columns=["name", "qid", "how"])
-        for i, (name, _) in enumerate(sorted(names.items())):
-            self.automaton.add_word(name, (len(name), i))
+            labels = [row.label] if isinstance(row.label, str) else []
+            aliases = list(row.aliases) if row.aliases is not None else []
+            for name, how in [(label, "label") for label in labels] + [(alias, "alias") for alias in aliases]:
+                # sentences are matched joined by newlines, so a name holding one could span two
+                if len(name) >= MIN_NAME_LENGTH and "\n" not in name:
+                    names[name].add((row.qid, how))
+        ordered = sorted(names.items())
+        # each name's owners, as rows of a small table the hits index into by the name's number
+        self.owners = pd.DataFrame([(number, qid, how) for number, (_, owners) in enumerate(ordered)
+                                    for qid, how in sorted(owners)], columns=["name", "qid", "how"])
+        for number, (name, _) in enumerate(ordered):
+            self.automaton.add_word(name, (len(name), number))
         self.size = len(names)
         if names:
             self.automaton.make_automaton()
