@@ -36,21 +36,23 @@ def settings(section):
     return section
 
 
+def check_source(key, entry):
+    """A model or translator entry: exactly one of hub_id, path or train, and its local files."""
+    sources = [name for name in ("hub_id", "path", "train") if entry.get(name) is not None]
+    if len(sources) != 1:
+        raise WorkflowError(
+            f"config {key}: give exactly one of hub_id, path or train (found {', '.join(sources) or 'none'})"
+        )
+    if entry.get("path") is not None and not Path(entry["path"]).is_dir():
+        raise WorkflowError(f"config {key}.path: directory {entry['path']} not found")
+    train = entry.get("train")
+    if train is not None and not Path(train["corpus_templates"]).is_file():
+        raise WorkflowError(f"config {key}.train.corpus_templates: file {train['corpus_templates']} not found")
+
+
 def check_models():
     for name, entry in config["models"].items():
-        sources = [key for key in ("hub_id", "path", "train") if entry.get(key) is not None]
-        if len(sources) != 1:
-            raise WorkflowError(
-                f"config models.{name}: give exactly one of hub_id, path or train "
-                f"(found {', '.join(sources) or 'none'})"
-            )
-        if entry.get("path") is not None and not Path(entry["path"]).is_dir():
-            raise WorkflowError(f"config models.{name}.path: directory {entry['path']} not found")
-        train = entry.get("train")
-        if train is not None and not Path(train["corpus_templates"]).is_file():
-            raise WorkflowError(
-                f"config models.{name}.train.corpus_templates: file {train['corpus_templates']} not found"
-            )
+        check_source(f"models.{name}", entry)
 
 
 def check_local(key, location, kind):
@@ -85,20 +87,7 @@ if MINED_SETS and config["trex_train"]["source"] == "none":
 
 def check_translators():
     for direction in ("forward", "backward"):
-        entry = config["paraphrase"][direction]
-        sources = [key for key in ("hub_id", "path", "train") if entry.get(key) is not None]
-        if len(sources) != 1:
-            raise WorkflowError(
-                f"config paraphrase.{direction}: give exactly one of hub_id, path or train "
-                f"(found {', '.join(sources) or 'none'})"
-            )
-        if entry.get("path") is not None and not Path(entry["path"]).is_dir():
-            raise WorkflowError(f"config paraphrase.{direction}.path: directory {entry['path']} not found")
-        train = entry.get("train")
-        if train is not None and not Path(train["corpus_templates"]).is_file():
-            raise WorkflowError(
-                f"config paraphrase.{direction}.train.corpus_templates: file {train['corpus_templates']} not found"
-            )
+        check_source(f"paraphrase.{direction}", config["paraphrase"][direction])
 
 
 def paraphrase_seed_model():
@@ -160,13 +149,18 @@ def probed_datasets(prompt_set):
     return [d for d in DATASETS if d == "trex"] if prompt_set in MINED_SETS else DATASETS
 
 
-def translator_dir(direction):
-    entry = config["paraphrase"][direction]
+def source_dir(entry, stem):
+    """Where a model or translator entry's files are: downloaded under resources/STEM, the
+    local path, or trained under results/STEM."""
     if entry.get("hub_id") is not None:
-        return f"resources/translators/{direction}"
+        return f"resources/{stem}"
     if entry.get("path") is not None:
         return entry["path"]
-    return f"results/translators/{direction}"
+    return f"results/{stem}"
+
+
+def translator_dir(direction):
+    return source_dir(config["paraphrase"][direction], f"translators/{direction}")
 
 
 def paraphrase_input(wildcards):
@@ -182,12 +176,7 @@ def paraphrase_input(wildcards):
 
 
 def model_dir(name):
-    entry = config["models"][name]
-    if entry.get("hub_id") is not None:
-        return f"resources/models/{name}"
-    if entry.get("path") is not None:
-        return entry["path"]
-    return f"results/models/{name}"
+    return source_dir(config["models"][name], f"models/{name}")
 
 
 def model_input(wildcards):
