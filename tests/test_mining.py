@@ -1,3 +1,4 @@
+import numpy as np
 import pandas as pd
 import pytest
 from spacy.lang.en.stop_words import STOP_WORDS
@@ -115,3 +116,14 @@ def test_distant_supervision_by_link_label_alias_and_redirect():
     first = matches.iloc[0]
     assert first["text"][first["sub_start"]:first["sub_end"]] == "Mozart"
     # "Mozartkugeln" holds "Mozart" but not on a word boundary: no match in sentence 2
+
+
+def test_name_hits_sit_on_word_boundaries_in_any_script():
+    entities = pd.DataFrame({"qid": ["Q1", "Q2"], "label": ["Köln", "Wien"], "aliases": [[], ["Vienna"]],
+                             "enwiki": ["Cologne", "Vienna"]})
+    matcher = distant.NameMatcher(entities, {"Q1", "Q2"})
+    text = "Köln, Kölner Dom; Wien—Wiené Vienna\nxWien éWien Wien"
+    starts, ends, names = matcher.hits(text)
+    assert [text[s:e] for s, e in zip(starts, ends)] == ["Köln", "Wien", "Vienna", "Wien"]
+    assert distant.alnum_at(text, np.array([-1, 0, 4, 22, 27, len(text)])).tolist() == [
+        False, True, False, False, True, False]

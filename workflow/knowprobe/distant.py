@@ -9,7 +9,7 @@ boundaries; where a link and a name match overlap, the link wins.
 
 The work is done a batch of sentences at a time and in columns: links are flattened with
 Arrow and each distinct target resolved once; names are found by one automaton pass over the
-batch's joined text (Python runs once per name hit, nothing per sentence); mentions, the
+batch's joined text (the hits go straight into numpy, where the word-boundary test is done); mentions, the
 link-over-name rule and the pairing with facts are table operations (pandas merges).
 """
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
+from itertools import chain
 
 import numpy as np
 import pandas as pd
@@ -51,26 +52,43 @@ class NameMatcher:
         # each name's owners, as rows of a small table the hits index into by the name's number
         self.owners = pd.DataFrame([(number, qid, how) for number, (_, owners) in enumerate(ordered)
                                     for qid, how in sorted(owners)], columns=["name", "qid", "how"])
+        self.lengths = np.array([len(name) for name, _ in ordered], dtype=np.int64)
         for number, (name, _) in enumerate(ordered):
-            self.automaton.add_word(name, (len(name), number))
+            self.automaton.add_word(name, number)
         self.size = len(names)
         if names:
             self.automaton.make_automaton()
 
-    def hits(self, text: str) -> tuple[list[int], list[int], list[int]]:
+    def hits(self, text: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Starts, ends and name numbers of every name occurrence in ``text`` on word boundaries."""
-        starts, ends, names = [], [], []
         if not self.size:
-            return starts, ends, names
-        size = len(text)
-        for last, (length, name) in self.automaton.iter(text):  # the one per-hit Python loop
-            start, end = last - length + 1, last + 1
-            if (start > 0 and text[start - 1].isalnum()) or (end < size and text[end].isalnum()):
-                continue
-            starts.append(start)
-            ends.append(end)
-            names.append(name)
-        return starts, ends, names
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+        # the automaton's (last index, name) pairs, flattened into numpy without a Python loop
+        found = np.fromiter(chain.from_iterable(self.automaton.iter(text)), dtype=np.int64).reshape(-1, 2)
+        names = found[:, 1]
+        ends = found[:, 0] + 1
+        starts = ends - self.lengths[names]
+        # on word boundaries: no letter or digit just before the start or at the end
+        boundary = ~alnum_at(text, starts - 1) & ~alnum_at(text, ends)
+        return starts[boundary], ends[boundary], names[boundary]
+
+
+_ASCII_ALNUM = np.array([chr(code).isalnum() for code in range(128)])
+
+
+def alnum_at(text: str, positions: np.ndarray) -> np.ndarray:
+    """``text[i].isalnum()`` for each position ``i`` (False outside the text), computed in numpy:
+    a table for ASCII, ``str.isalnum`` once per distinct other character."""
+    inside = (positions >= 0) & (positions < len(text))
+    result = np.zeros(len(positions), dtype=bool)
+    if text.isascii():
+        codes = np.frombuffer(text.encode("ascii"), dtype=np.uint8)[positions[inside]]
+        result[inside] = _ASCII_ALNUM[codes]
+        return result
+    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)[positions[inside]]
+    distinct, inverse = np.unique(codes, return_inverse=True)
+    result[inside] = np.array([chr(code).isalnum() for code in distinct.tolist()], dtype=bool)[inverse]
+    return result
 
 
 MENTION_COLUMNS = ["row", "start", "end", "qid", "how", "order"]
@@ -101,9 +119,8 @@ def _name_mentions(texts: list[str], matcher: NameMatcher, first_order: int) -> 
         return pd.DataFrame(columns=MENTION_COLUMNS)
     bounds = np.cumsum([0] + [len(text) + 1 for text in texts[:-1]])
     starts, ends, names = matcher.hits("\n".join(texts))
-    if not starts:
+    if not len(starts):
         return pd.DataFrame(columns=MENTION_COLUMNS)
-    starts, ends = np.asarray(starts), np.asarray(ends)
     rows = np.searchsorted(bounds, starts, side="right") - 1
     hits = pd.DataFrame({"row": rows, "start": starts - bounds[rows], "end": ends - bounds[rows], "name": names,
                          "order": first_order + np.arange(len(starts))})
