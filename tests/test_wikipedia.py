@@ -42,9 +42,25 @@ def test_tables_files_categories_headings_and_lists():
 
 def test_sentence_splitter_keeps_abbreviations_and_initials():
     text = "J. R. R. Tolkien met Dr. Smith in the U.S. in 1920. He left! Then St. Mary's closed. 1921 was calm."
-    spans = wp.split_sentences(text)
-    assert [text[s:e] for s, e in spans] == ["J. R. R. Tolkien met Dr. Smith in the U.S. in 1920.", "He left!",
-                                             "Then St. Mary's closed.", "1921 was calm."]
+    starts, ends = wp.split_sentences(text)
+    assert [text[s:e] for s, e in zip(starts, ends)] == ["J. R. R. Tolkien met Dr. Smith in the U.S. in 1920.",
+                                                         "He left!", "Then St. Mary's closed.", "1921 was calm."]
+    # a paragraph's end ends a sentence even without a period; an empty paragraph gives none
+    text = "Vienna (Austria)\n\nIt lies on the Danube. Its capital is Vienna"
+    starts, ends = wp.split_sentences(text)
+    assert [text[s:e] for s, e in zip(starts, ends)] == ["Vienna (Austria)", "It lies on the Danube.",
+                                                         "Its capital is Vienna"]
+
+
+def test_links_are_given_to_the_sentence_that_holds_them_whole():
+    import numpy as np
+
+    sentence_starts, sentence_ends = np.array([0, 20, 40]), np.array([18, 38, 60])
+    link_starts, link_ends = np.array([2, 15, 20, 39, 50]), np.array([6, 25, 38, 45, 60])
+    assert wp.sentence_of_links(sentence_starts, sentence_ends, link_starts, link_ends).tolist() == [0, -1, 1, -1, 2]
+    # a link that spans two sentences in wikitext belongs to neither
+    assert sentences("He saw [[Vienna. The city|Vienna. The city]] at night. It rained in [[Graz]].") == [
+        ("He saw Vienna.", []), ("The city at night.", []), ("It rained in Graz.", [("Graz", "Graz")])]
 
 
 def test_title_normalization_and_redirects():

@@ -68,6 +68,13 @@ class ParquetPartWriter:
         if len(self.rows[self.schema.names[0]]) >= PARQUET_ROW_GROUP:
             self.flush()
 
+    def write(self, table: pa.Table):
+        """Write rows already gathered as a table (after any rows given to ``extend``)."""
+        self.flush()
+        if table.num_rows:
+            self.writer.write_table(table.cast(self.schema) if table.schema != self.schema else table)
+            self.count += table.num_rows
+
     def flush(self):
         n = len(self.rows[self.schema.names[0]])
         if n:

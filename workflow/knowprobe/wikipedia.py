@@ -24,14 +24,17 @@ import logging
 import re
 from collections import Counter
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 from typing import Iterator
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .io import KnowprobeError, ParquetPartWriter, progress
+from .io import PARQUET_ROW_GROUP, KnowprobeError, ParquetPartWriter, progress
 
 log = logging.getLogger(__name__)
 
@@ -169,7 +172,7 @@ _QUOTES = re.compile(r"''(?:'(?:'(?:')?)?)?")  # '{2,5}, written with a literal 
 _EMPTY_PARENS = re.compile(r" ?\(\s*[,;]?\s*\)")  # left where a template filled the parentheses
 _EMPTY_PARENS_CORE = re.compile(r"\(\s*[,;]?\s*\)")  # the same without the optional space: fast to search for
 _SPACE_RUN = re.compile(r"  +")
-_LINK = re.compile(r"\[\[([^\[\]|]+)(?:\|([^\[\]]*))?\]\]([a-z]*)")
+_LINK = re.compile(r"\[\[([^\[\]|\n]+)(?:\|([^\[\]\n]*))?\]\]([a-z]*)")
 _HEADING = re.compile(r"^=+.*=+\s*$")
 _SKIP_LINE = re.compile(r"^\s*(?:[|!{}]|__[A-Z]+__|\s*$)")
 _LIST = re.compile(r"^[*#:;]+\s*")
@@ -251,55 +254,63 @@ def remove_file_links(text: str) -> str:
     return "".join(pieces)
 
 
-def paragraphs(wikitext: str) -> Iterator[tuple[str, list[tuple[int, int, str]]]]:
-    """Prose lines as ``(text, links)``; each link is ``(start, end, target title)`` in ``text``."""
+def page_text(wikitext: str) -> tuple[str, list[int], list[int], list[str]]:
+    """An article's prose, one paragraph per line, with its links as parallel lists of start and
+    end offsets in the text and normalized target titles."""
     # HTML entities (&nbsp;, &ndash;) are decoded once per page, before any offset exists
     if "&" in wikitext:
         wikitext = html.unescape(wikitext)
+    lines = []
     for line in strip_markup(wikitext.replace("\u00a0", " ")).split("\n"):
         if _HEADING.match(line) or _SKIP_LINE.match(line):
             continue
         if line[:1] in "*#:;":  # (also true for an empty line, which _SKIP_LINE has dropped)
             line = _LIST.sub("", line)
         line = line.strip()
-        text, links = replace_links(line) if "[[" in line else (line, [])
-        # what _TIDY deletes, tested with plain substring checks first: it is rare
-        if "[[" in text or "]]" in text or "  " in text or text[:1] == " " or text[-1:] == " ":
-            text, links = _tidy(text, links)
-        if text:
-            yield text, links
+        if line:
+            lines.append(line)
+    text = "\n".join(lines)
+    # links are replaced on the whole page at once; _LINK cannot cross a line
+    text, starts, ends, targets = replace_links(text) if "[[" in text else (text, [], [], [])
+    # what _TIDY deletes, tested with plain substring checks first: it is rare
+    if ("[[" in text or "]]" in text or "  " in text or " \n" in text or "\n " in text
+            or text[:1] == " " or text[-1:] == " "):
+        text, starts, ends, targets = _tidy(text, starts, ends, targets)
+    return text, starts, ends, targets
 
 
-def replace_links(line: str) -> tuple[str, list[tuple[int, int, str]]]:
-    """Links become their anchor text (with the link trail); their spans in the result and
-    their normalized targets are returned beside it."""
-    # split() returns text, then (target, anchor, trail, text) per link: no match objects
-    parts = _LINK.split(line)
-    pieces, links, position = [parts[0]], [], len(parts[0])
-    for i in range(1, len(parts), 4):
-        target, anchor, trail, after = parts[i], parts[i + 1], parts[i + 2], parts[i + 3]
-        anchor = (anchor if anchor else target).strip() + trail
-        if anchor:
-            links.append((position, position + len(anchor), normalize_title(target)))
-        pieces.append(anchor)
-        pieces.append(after)
-        position += len(anchor) + len(after)
-    return "".join(pieces), links
+def replace_links(text: str) -> tuple[str, list[int], list[int], list[str]]:
+    """Links become their anchor text (with the link trail); their starts, ends and normalized
+    targets in the result are returned beside it. A link whose anchor is blank leaves no span."""
+    # split() returns text, then (target, anchor, trail, text) per link: no match objects, and
+    # the offsets come from one running sum over the lengths of the pieces
+    parts = _LINK.split(text)
+    targets = parts[1::4]
+    anchors = [(anchor or target).strip() + trail for target, anchor, trail in zip(targets, parts[2::4], parts[3::4])]
+    pieces = [""] * (2 * len(anchors) + 1)
+    pieces[0::2] = parts[0::4]
+    pieces[1::2] = anchors
+    positions = list(accumulate(map(len, pieces), initial=0))
+    starts, ends, targets = positions[1:-1:2], positions[2::2], list(map(normalize_title, targets))
+    if "" in anchors:
+        kept = [i for i, anchor in enumerate(anchors) if anchor]
+        starts, ends, targets = [starts[i] for i in kept], [ends[i] for i in kept], [targets[i] for i in kept]
+    return "".join(pieces), starts, ends, targets
 
 
-_TIDY = re.compile(r"\[\[|\]\]|(?<= ) +|^ +| +$")
+_TIDY = re.compile(r"\[\[|\]\]|(?<= ) +|^ +| +$", re.M)
 
 
-def _tidy(text: str, links):
+def _tidy(text: str, starts: list[int], ends: list[int], targets: list[str]):
     """Delete stray link brackets and surplus spaces, moving the link offsets with the text."""
     cuts = [(m.start(), m.end()) for m in _TIDY.finditer(text)]
-    starts = [s for s, _ in cuts]
+    cut_starts = [s for s, _ in cuts]
     before = [0]  # characters deleted by the cuts before each cut
     for s, e in cuts:
         before.append(before[-1] + e - s)
 
     def moved(position: int) -> int:
-        k = bisect.bisect_left(starts, position)  # cuts that start before position
+        k = bisect.bisect_left(cut_starts, position)  # cuts that start before position
         if k == 0:
             return position
         s, e = cuts[k - 1]
@@ -310,50 +321,126 @@ def _tidy(text: str, links):
         pieces.append(text[last:s])
         last = e
     pieces.append(text[last:])
-    new_links = [(moved(s), moved(e), t) for s, e, t in links]
-    return "".join(pieces), [(s, e, t) for s, e, t in new_links if e > s]
+    links = [(moved(s), moved(e), t) for s, e, t in zip(starts, ends, targets)]
+    links = [link for link in links if link[1] > link[0]]
+    return "".join(pieces), [s for s, _, _ in links], [e for _, e, _ in links], [t for _, _, t in links]
 
 
 ABBREVIATIONS = frozenset(
     "mr mrs ms dr st jr sr prof gen col lt sgt capt cmdr adm rev hon fr mt ft vs etc inc ltd co corp no nos vol "
     "pp fig approx est dept univ assn bros jan feb mar apr jun jul aug sep sept oct nov dec e.g i.e u.s a.d b.c "
     "ca cf al op".split())
-_BOUNDARY = re.compile(r"[.!?][\"'”’)\]]*(\s+)(?=[\"'“‘(\[]?[A-Z0-9])")
+# a sentence ends at a newline (a paragraph's end) or at . ! ? (with closing quotes or brackets)
+# before whitespace and a capital or digit
+_SENTENCE_END = re.compile(r"\n|[.!?][\"'”’)\]]*([^\S\n]+)(?=[\"'“‘(\[]?[A-Z0-9])")
 
 
-def split_sentences(text: str) -> list[tuple[int, int]]:
-    """Sentence ``(start, end)`` offsets: ends at . ! ? before a capital or digit, except after an
+def split_sentences(text: str) -> tuple[list[int], list[int]]:
+    """Sentence start and end offsets of ``text`` (paragraphs separated by newlines, stripped):
+    a sentence ends at a paragraph's end and at . ! ? before a capital or digit, except after an
     abbreviation or a single-letter initial ("J. R. R. Tolkien", "Dr. Smith")."""
-    spans, start = [], 0
-    for match in _BOUNDARY.finditer(text):
-        stop = match.start()
-        if text[stop] == ".":
-            # the word before the period, found without copying the sentence
-            space = max(text.rfind(" ", start, stop), text.rfind("\t", start, stop))
-            bare = text[max(space + 1, start):stop].rstrip(".!?").lstrip("(\"'").lower()
-            if bare in ABBREVIATIONS or (len(bare) == 1 and bare.isalpha()):
-                continue
+    starts, ends, start = [], [], 0
+    for match in _SENTENCE_END.finditer(text):
         end = match.start(1)  # the sentence ends before the whitespace
+        if end < 0:  # a newline
+            end = match.start()
+        else:
+            stop = match.start()
+            if text[stop] == ".":
+                # the word before the period, found without copying the sentence (tabs are
+                # spaces by now)
+                bare = text[max(text.rfind(" ", start, stop) + 1, start):stop].rstrip(".!?").lstrip("(\"'").lower()
+                if bare in ABBREVIATIONS or (len(bare) == 1 and bare.isalpha()):
+                    continue
         if end > start:
-            spans.append((start, end))
+            starts.append(start)
+            ends.append(end)
         start = match.end()
-    if text[start:].strip():
-        spans.append((start, len(text.rstrip())))
-    return spans
+    if start < len(text):  # lines are stripped: what is left is a sentence
+        starts.append(start)
+        ends.append(len(text))
+    return starts, ends
+
+
+def sentence_of_links(sentence_starts: np.ndarray, sentence_ends: np.ndarray, link_starts: np.ndarray,
+                      link_ends: np.ndarray) -> np.ndarray:
+    """For each link, the index of the sentence that holds it wholly, or -1: a link across a
+    sentence boundary belongs to neither. Both sorted by start, sentences not overlapping."""
+    row = np.searchsorted(sentence_starts, link_starts, side="right") - 1
+    inside = row >= 0
+    inside[inside] = link_ends[inside] <= sentence_ends[row[inside]]
+    return np.where(inside, row, -1)
+
+
+class SentenceColumns:
+    """Sentences of a run of articles gathered as columns of ``SENTENCE_SCHEMA``.
+
+    Python touches each page, each sentence boundary and each link once (mostly inside
+    comprehensions and ``map``); assigning links to sentences and building the list columns
+    are numpy and Arrow operations over the whole run."""
+
+    def __init__(self):
+        self.page_ids, self.titles, self.page_sentences, self.page_links, self.page_bases = [], [], [], [], []
+        self.texts, self.sentence_starts, self.sentence_ends = [], [], []
+        self.link_starts, self.link_ends, self.link_targets = [], [], []
+        self.base = 0  # each page's offsets are shifted past those of the pages before it
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def add(self, page_id: int, title: str, wikitext: str) -> None:
+        text, link_starts, link_ends, link_targets = page_text(wikitext)
+        starts, ends = split_sentences(text)
+        self.page_ids.append(page_id)
+        self.titles.append(title)
+        self.page_sentences.append(len(starts))
+        self.page_links.append(len(link_starts))
+        self.page_bases.append(self.base)
+        self.base += len(text) + 1
+        self.texts.extend([text[s:e] for s, e in zip(starts, ends)])
+        self.sentence_starts.extend(starts)
+        self.sentence_ends.extend(ends)
+        self.link_starts.extend(link_starts)
+        self.link_ends.extend(link_ends)
+        self.link_targets.extend(link_targets)
+
+    def table(self) -> pa.Table:
+        sentence_counts = np.array(self.page_sentences, dtype=np.int64)
+        bases = np.array(self.page_bases, dtype=np.int64)
+        starts = np.array(self.sentence_starts, dtype=np.int64) + np.repeat(bases, sentence_counts)
+        ends = np.array(self.sentence_ends, dtype=np.int64) + np.repeat(bases, sentence_counts)
+        link_bases = np.repeat(bases, np.array(self.page_links, dtype=np.int64))
+        link_starts = np.array(self.link_starts, dtype=np.int64) + link_bases
+        link_ends = np.array(self.link_ends, dtype=np.int64) + link_bases
+        row = sentence_of_links(starts, ends, link_starts, link_ends)
+        kept = row >= 0
+        row = row[kept]  # non-decreasing: links and sentences are both in text order
+        offsets = np.zeros(len(self.texts) + 1, dtype=np.int32)
+        np.cumsum(np.bincount(row, minlength=len(self.texts)), out=offsets[1:])
+        offsets = pa.array(offsets)
+        page = np.repeat(np.arange(len(self.page_ids)), sentence_counts)
+        first_sentence = np.cumsum(sentence_counts) - sentence_counts
+        columns = {
+            "page_id": pa.array(np.array(self.page_ids, dtype=np.int64)[page]),
+            "title": pa.array(self.titles, pa.string()).take(pa.array(page)),
+            "sentence": pa.array((np.arange(len(self.texts)) - first_sentence[page]).astype(np.int32)),
+            "text": pa.array(self.texts, pa.string()),
+            "link_start": pa.ListArray.from_arrays(offsets, pa.array((link_starts[kept] - starts[row]).astype(np.int32))),
+            "link_end": pa.ListArray.from_arrays(offsets, pa.array((link_ends[kept] - starts[row]).astype(np.int32))),
+            "link_target": pa.ListArray.from_arrays(
+                offsets, pa.array(self.link_targets, pa.string()).filter(pa.array(kept))),
+        }
+        return pa.table(columns, schema=SENTENCE_SCHEMA)
 
 
 def page_sentences(wikitext: str) -> Iterator[tuple[str, list[tuple[int, int, str]]]]:
     """Sentences of an article with the links that lie wholly inside them (offsets in the sentence)."""
-    for text, links in paragraphs(wikitext):
-        i = 0  # links and sentences are both in text order: one pass over each
-        for start, end in split_sentences(text):
-            inside = []
-            while i < len(links) and links[i][0] < end:
-                s, e, t = links[i]
-                if s >= start and e <= end:  # a link across a sentence boundary belongs to neither
-                    inside.append((s - start, e - start, t))
-                i += 1
-            yield text[start:end], inside
+    columns = SentenceColumns()
+    columns.add(0, "", wikitext)
+    table = columns.table()
+    for text, starts, ends, targets in zip(*(table.column(name).to_pylist() for name in
+                                             ("text", "link_start", "link_end", "link_target"))):
+        yield text, list(zip(starts, ends, targets))
 
 
 # --- a chunk job -------------------------------------------------------------------------------
@@ -370,6 +457,16 @@ def extract_chunk(dump: str | Path, ranges: list[tuple[int, int]] | None, senten
     # the cyclic collector would rescan the buffered row groups again and again for nothing
     collecting = gc.isenabled()
     gc.disable()
+    articles = SentenceColumns()
+
+    def write_articles():
+        nonlocal articles
+        table = articles.table()
+        counts["sentences"] += table.num_rows
+        counts["links"] += len(pc.list_flatten(table.column("link_target")))
+        sentences.write(table)
+        articles = SentenceColumns()
+
     try:
         with progress(total=total, unit="B", unit_scale=True, desc="extract") as bar:
             for compressed, size, xml in iter_xml_pieces(dump, ranges):
@@ -382,21 +479,11 @@ def extract_chunk(dump: str | Path, ranges: list[tuple[int, int]] | None, senten
                         redirects.extend((normalize_title(page.title),), (normalize_title(page.redirect),))
                     else:
                         counts["articles"] += 1
-                        texts, starts, ends, targets = [], [], [], []
-                        for text, spans in page_sentences(page.text):
-                            texts.append(text)
-                            if spans:
-                                link_starts, link_ends, link_targets = zip(*spans)
-                            else:
-                                link_starts = link_ends = link_targets = ()
-                            starts.append(link_starts)
-                            ends.append(link_ends)
-                            targets.append(link_targets)
-                        n = len(texts)
-                        counts["sentences"] += n
-                        counts["links"] += sum(map(len, starts))
-                        sentences.extend([page.id] * n, [page.title] * n, range(n), texts, starts, ends, targets)
+                        articles.add(page.id, page.title, page.text)
+                        if len(articles) >= PARQUET_ROW_GROUP:
+                            write_articles()
                 bar.update(compressed)
+        write_articles()
         ok = True
     finally:
         if collecting:
