@@ -331,8 +331,9 @@ ABBREVIATIONS = frozenset(
     "pp fig approx est dept univ assn bros jan feb mar apr jun jul aug sep sept oct nov dec e.g i.e u.s a.d b.c "
     "ca cf al op".split())
 # a sentence ends at a newline (a paragraph's end) or at . ! ? (with closing quotes or brackets)
-# before whitespace and a capital or digit
-_SENTENCE_END = re.compile(r"\n|[.!?][\"'”’)\]]*([^\S\n]+)(?=[\"'“‘(\[]?[A-Z0-9])")
+# before whitespace and a capital or digit; written to start with one character class, which the
+# engine scans for quickly (an alternation of the two cases is searched twice as slowly)
+_SENTENCE_END = re.compile(r"[.!?\n](?:(?<=\n)|[\"'”’)\]]*([^\S\n]+)(?=[\"'“‘(\[]?[A-Z0-9]))")
 
 
 def split_sentences(text: str) -> tuple[list[int], list[int]]:
