@@ -3,29 +3,61 @@
 Articles mix what real ones hold: an infobox with nested templates, prose paragraphs whose
 sentences carry links (plain, piped, with trails), references with citation templates,
 headings, a table, a file with a linked caption, lists, categories and interlanguage links;
-about a tenth of the pages are redirects. Article sizes are long-tailed (median ~5 kB, mean ~7 kB of
-wikitext). Entities are invented names, with facts between them, so that distant supervision
-finds matches as it would on real text.
+about a tenth of the pages are redirects. Article sizes are long-tailed (median ~5 kB of
+wikitext). Entities are invented names, and about one sentence in
+ten names two that stand in a relation (``fact_pairs``), so that distant supervision finds
+matches as it would on real text.
+
+The costs of extraction and matching grow with the sentences and links per MB of XML, and
+decompression's with how well the text compresses, so these are calibrated on LPAQA's real
+export sample (``enwiki-...-p000000010p000030302-shortened.bz2``: 3,894 sentences of 119
+characters on average and 3,704 links per MB of XML, bzip2 ratio 3.6): prose draws on a
+vocabulary of 20,000 invented words with Zipf frequencies, sentences are about as long, carry
+about one link, and references are full citation templates; streams are compressed at bzip2's
+level 9, as the real dumps are.
 """
 
 from __future__ import annotations
 
 import bz2
 import random
+from itertools import accumulate
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-SYLLABLES = ["ka", "lo", "ver", "an", "ti", "mo", "ra", "sen", "dor", "ul", "bri", "no", "sta", "el", "qui", "zan"]
-FILLER = ("the of and in to was is for on as with by at from his her their which that this after during "
-          "population river city region government century early later built known founded north south "
-          "members largest economy culture history period university school church market station").split()
+SYLLABLES = ["ka", "lo", "ver", "an", "ti", "mo", "ra", "sen", "dor", "ul", "bri", "no", "sta", "el", "qui", "zan",
+             "pe", "tro", "mi", "gal", "fe", "shu", "ben", "or", "wi", "ste", "cal", "di", "yon", "re", "bu", "har"]
+FUNCTION_WORDS = ("the of and in to was is for on as with by at from his her their which that this after during "
+                  "a an it its were be had has have not but or are also been into who first one two").split()
 BOLD = "'" * 3  # wikitext bold
+VERSION = 2  # part of the benchmark dump's file name: a changed generator writes a new dump
+# each sentence holds about one link; {p} is a phrase of ordinary words
 PATTERNS = [
-    "{a} is the capital of [[{b}]].", "[[{a}]] was born in [[{b}|the town of {b}]] in {year}.",
-    "The official language of {a} is [[{b} language|{b}]].", "{a} is located in [[{b}]], near the [[{c}]] border.",
-    "In {year}, {a} moved to [[{b}]] where {f1} {f2} {f3}.", "{a}'s [[{b}]]s were {f1} {f2} {f3} {f4}.",
-    "{f1} {f2} {f3} [[{a}]] {f4} {f5} {f6} {f7} {f8}.", "It is {f1} {f2} of [[{a}]] and {f3} {f4} [[{b}]].",
+    "{a} is the capital of [[{b}]] {p}.", "[[{a}]] was born in [[{b}|the town of {b}]] in {year}, {p}.",
+    "The official language of {a} is [[{b} language|{b}]] {p}.", "{a} is located in {p}, near the [[{c}]] border.",
+    "In {year}, {a} moved to [[{b}]], where {p}.", "{p} {a} {p}.", "{p} [[{a}]] {p}.",
+    "It is {p} of {a} and {p}.", "{a}'s [[{b}]]s were {p}.", "After {year}, {p}, and {p}.",
 ]
+
+
+class Vocabulary:
+    """Invented words drawn with Zipf frequencies (rank r has weight 1/r), as words in prose are."""
+
+    def __init__(self, size: int = 50_000, seed: int = 1):
+        rng = random.Random(seed)
+        # syllables of a consonant, a vowel and maybe a consonant: as varied as English spelling
+        syllables = [c + v + e for c in "bcdfghjklmnprstvwz" for v in "aeiou" for e in ("", "n", "r", "s", "t", "l")]
+        words = set()
+        while len(words) < size:
+            words.add("".join(rng.choice(syllables) for _ in range(rng.choice((1, 2, 2, 3, 3, 4)))))
+        self.words = FUNCTION_WORDS + sorted(words)
+        self.cumulative = list(accumulate(1 / rank for rank in range(1, len(self.words) + 1)))
+
+    def phrase(self, rng: random.Random, low: int, high: int) -> str:
+        return " ".join(rng.choices(self.words, cum_weights=self.cumulative, k=rng.randint(low, high)))
+
+
+VOCABULARY = Vocabulary()
 
 
 def name(rng: random.Random) -> str:
@@ -40,44 +72,73 @@ def entities(count: int, seed: int = 0) -> list[str]:
     return sorted(names)
 
 
-def sentence(rng: random.Random, pool: list[str]) -> str:
+def fact_pairs(pool: list[str], count: int = 2000, seed: int = 0) -> list[tuple[str, str]]:
+    """Pairs of entities that stand in a relation: about one sentence in ten names such a pair."""
+    rng = random.Random(seed)
+    pairs = set()
+    while len(pairs) < count:
+        pairs.add(tuple(rng.sample(pool, 2)))
+    return sorted(pairs)
+
+
+def sentence(rng: random.Random, pool: list[str], pairs: list[tuple[str, str]] | None = None) -> str:
     a, b, c = rng.sample(pool, 3)
-    filler = {f"f{i}": rng.choice(FILLER) for i in range(1, 9)}
-    return rng.choice(PATTERNS).format(a=a, b=b, c=c, year=rng.randint(1500, 2020), **filler)
+    if pairs and rng.random() < 0.1:
+        a, b = rng.choice(pairs)
+    template = rng.choice(PATTERNS)
+    while "{p}" in template:  # each phrase drawn on its own
+        template = template.replace("{p}", VOCABULARY.phrase(rng, 6, 15), 1)
+    text = template.format(a=a, b=b, c=c, year=rng.randint(1500, 2020))
+    return text[0].upper() + text[1:]
 
 
-def article(rng: random.Random, title: str, pool: list[str]) -> str:
+def word(rng: random.Random) -> str:
+    return VOCABULARY.phrase(rng, 1, 1)
+
+
+def citation(rng: random.Random) -> str:
+    """A reference as real articles write them: a citation template with a URL and dates."""
+    return ('<ref name="r' + str(rng.randint(1, 999)) + '">{{cite web |url=https://www.' + word(rng) + "."
+            + rng.choice(("org", "com", "gov")) + "/" + word(rng) + "/" + str(rng.randint(1000, 999999)) + ".html |title="
+            + VOCABULARY.phrase(rng, 3, 9).title() + " |last=" + name(rng) + " |first=" + name(rng) + " |work="
+            + name(rng) + " " + word(rng).title() + " |date=" + str(rng.randint(1, 28)) + " "
+            + rng.choice(("January", "March", "June", "October")) + " " + str(rng.randint(1990, 2020))
+            + " |access-date=" + str(rng.randint(2010, 2024)) + "-0" + str(rng.randint(1, 9)) + "-1"
+            + str(rng.randint(0, 9)) + "}}</ref>")
+
+
+def article(rng: random.Random, title: str, pool: list[str], pairs: list[tuple[str, str]] | None = None) -> str:
     size = min(rng.lognormvariate(0.0, 0.8), 10.0)
     # wikitext's braces, written plainly rather than escaped inside f-strings
     parts = ["{{Infobox settlement|name=" + title + "|country=[[" + rng.choice(pool) + "]]|population={{formatnum:"
              + str(rng.randint(1000, 9999999)) + "}}|coordinates={{coord|" + str(rng.randint(0, 89)) + "|N|"
              + str(rng.randint(0, 179)) + "|E}}}}"]
-    parts.append(BOLD + title + BOLD + " ({{lang-de|" + title + "}}) " + sentence(rng, pool))
+    parts.append(BOLD + title + BOLD + " ({{lang-de|" + title + "}}) " + sentence(rng, pool, pairs))
     for section in range(max(2, int(6 * size))):
-        parts.append(f"\n== {rng.choice(FILLER).title()} ==\n")
+        parts.append(f"\n== {word(rng).title()} ==\n")
         if rng.random() < 0.3:
             parts.append(f"[[File:{title} {section}.jpg|thumb|The [[{rng.choice(pool)}]] in {rng.randint(1900, 2020)}]]\n")
         paragraph = []
         for _ in range(rng.randint(4, 12)):
-            paragraph.append(sentence(rng, pool))
-            if rng.random() < 0.35:
-                paragraph.append('<ref name="r' + str(rng.randint(1, 99)) + '">{{cite book|last=' + name(rng)
-                                 + "|title=" + rng.choice(FILLER) + " " + rng.choice(FILLER) + "|year="
-                                 + str(rng.randint(1950, 2020)) + "|page=" + str(rng.randint(1, 500)) + "}}</ref>")
+            paragraph.append(sentence(rng, pool, pairs))
+            if rng.random() < 0.5:
+                paragraph.append(citation(rng))
         parts.append(" ".join(paragraph) + "\n")
         if rng.random() < 0.2:
             parts.append("{| class=\"wikitable\"\n|-\n! Year !! Value\n" +
                          "".join(f"|-\n| {rng.randint(1900, 2020)} || [[{rng.choice(pool)}]]\n" for _ in range(5)) + "|}\n")
         if rng.random() < 0.3:
-            parts.append("".join(f"* [[{rng.choice(pool)}]] {rng.choice(FILLER)} {rng.choice(FILLER)}\n" for _ in range(4)))
+            parts.append("".join(f"* [[{rng.choice(pool)}]] {VOCABULARY.phrase(rng, 2, 6)}\n" for _ in range(4)))
     parts.append("\n== References ==\n{{reflist}}\n")
-    parts.append("".join(f"[[Category:{rng.choice(FILLER).title()} of {rng.choice(pool)}]]\n" for _ in range(3)))
+    parts.append("".join(f"[[Category:{word(rng).title()} of {rng.choice(pool)}]]\n" for _ in range(3)))
     parts.append(f"[[de:{title}]]\n[[fr:{title}]]\n")
     return "".join(parts)
 
 
-def write_dump(path: str | Path, target_bytes: int, pool: list[str], seed: int = 0, level: int = 1) -> dict:
-    """A multistream dump of about ``target_bytes`` of XML (100 pages a stream) and its index."""
+def write_dump(path: str | Path, target_bytes: int, pool: list[str], seed: int = 0, level: int = 9,
+               pairs: list[tuple[str, str]] | None = None) -> dict:
+    """A multistream dump of about ``target_bytes`` of XML (100 pages a stream) and its index;
+    ``pairs`` (from ``fact_pairs``) are the related entities that sentences name."""
     path = Path(path)
     rng = random.Random(seed)
     header = "<mediawiki xml:lang=\"en\">\n  <siteinfo><sitename>Wikipedia</sitename></siteinfo>\n"
@@ -90,7 +151,7 @@ def write_dump(path: str | Path, target_bytes: int, pool: list[str], seed: int =
             if rng.random() < 0.1:
                 body, redirect = f"#REDIRECT [[{rng.choice(pool)}]]", True
             else:
-                body, redirect = article(rng, title, pool), False
+                body, redirect = article(rng, title, pool, pairs), False
                 articles += 1
             xml = (f"  <page>\n    <title>{escape(title)}</title>\n    <ns>0</ns>\n    <id>{page_id}</id>\n"
                    + (f"    <redirect title=\"{escape(body[12:-2])}\" />\n" if redirect else "")

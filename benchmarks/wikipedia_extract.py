@@ -3,16 +3,20 @@
     python benchmarks/wikipedia_extract.py               # 300 MB of generated XML
     python benchmarks/wikipedia_extract.py --size-mb 600
 
-On a generated multistream dump (benchmarks/synthetic_wikipedia.py), one core, one run:
+On a generated multistream dump (benchmarks/synthetic_wikipedia.py, calibrated on the real
+export sample's sentences, links and bzip2 ratio per MB), one core, one run:
 - raw decompression of every bzip2 stream;
 - knowprobe end to end: ``wikipedia.extract_chunk`` (decompress, parse pages, clean wikitext,
   split sentences, Parquet) then ``distant.match_sentences`` (links through redirects and sitelinks,
-  Aho-Corasick name matching) against 5,000 entities and 2,000 training facts;
+  Aho-Corasick name matching) against 5,000 entities and the 2,000 facts the dump's sentences name;
+  and knowprobe's own work, end to end less raw decompression;
 - baseline: mwparserfromhell ``parse(...).strip_code()`` of the same pages (on a sample: it is slow),
-  beside knowprobe's cleaner on that same sample;
+  beside knowprobe's cleaner on that sample;
 - the spaCy step: sentences/s of the matched sentences through a tagger + parser pipeline of
   spaCy's default architecture, randomly initialised (no trained pipeline can be downloaded here;
-  speed depends on the architecture, not the weights).
+  speed depends on the architecture, not the weights);
+- where ../shared is present, the same on LPAQA's real export sample (6 MB of XML), matched
+  against its 5,000 most linked targets and 2,000 random pairs of them.
 """
 
 from __future__ import annotations
@@ -39,12 +43,14 @@ FULL_WIKIPEDIA_ARTICLES = 6.9e6
 
 
 def make_dump(size_mb: int, directory: Path, pool: list[str]):
-    path = directory / f"synthetic-{size_mb}MB-pages-articles-multistream.xml.bz2"
-    meta = directory / f"synthetic-{size_mb}MB.meta.json"
+    stem = f"synthetic-v{synthetic_wikipedia.VERSION}-{size_mb}MB"
+    path = directory / f"{stem}-pages-articles-multistream.xml.bz2"
+    meta = directory / f"{stem}.meta.json"
     if path.exists() and meta.exists():
         return path, json.loads(meta.read_text())
     start = time.perf_counter()
-    info = synthetic_wikipedia.write_dump(path, size_mb * 1_000_000, pool, seed=size_mb)
+    info = synthetic_wikipedia.write_dump(path, size_mb * 1_000_000, pool, seed=size_mb,
+                                          pairs=synthetic_wikipedia.fact_pairs(pool))
     meta.write_text(json.dumps(info))
     print(f"generated {path.name}: {info['pages']:,} pages, {info['xml_bytes'] / 1e6:.0f} MB of XML, "
           f"{path.stat().st_size / 1e6:.0f} MB bz2, in {time.perf_counter() - start:.0f} s")
@@ -62,18 +68,53 @@ def raw_decompress(path: Path, ranges) -> int:
     return total
 
 
-def knowledge(pool: list[str], seed: int = 0):
-    rng = random.Random(seed)
+def knowledge(pool: list[str]):
+    """Entities of the generated dump (every fifth with an alias) and the facts its sentences name."""
     entities = pd.DataFrame({"qid": [f"Q{i}" for i in range(len(pool))], "label": pool,
                              "aliases": [[f"{n} City"] if i % 5 == 0 else [] for i, n in enumerate(pool)],
                              "enwiki": pool})
-    pairs = set()
-    while len(pairs) < 2000:
-        a, b = rng.sample(range(len(pool)), 2)
-        pairs.add((f"Q{a}", f"Q{b}"))
-    facts = pd.DataFrame([{"relation": rng.choice(["P17", "P19", "P36", "P37"]), "sub_uri": a, "obj_uri": b}
-                          for a, b in sorted(pairs)])
+    qid = dict(zip(pool, entities["qid"]))
+    relations = ["P17", "P19", "P36", "P37"]
+    facts = pd.DataFrame([{"relation": relations[i % 4], "sub_uri": qid[a], "obj_uri": qid[b]}
+                          for i, (a, b) in enumerate(synthetic_wikipedia.fact_pairs(pool))])
     return entities, facts
+
+
+def real_knowledge(sentences_path: Path, count: int = 5000, seed: int = 0):
+    """Entities and facts for matching the real sample: its most linked targets, named by their
+    titles, and random pairs of them (the sample comes without its Wikidata items)."""
+    targets = pq.read_table(sentences_path, columns=["link_target"]).column("link_target").combine_chunks()
+    titles = pd.Series(targets.flatten().to_pylist()).value_counts().index[:count].tolist()
+    entities = pd.DataFrame({"qid": [f"Q{i}" for i in range(len(titles))], "label": titles,
+                             "aliases": [[] for _ in titles], "enwiki": titles})
+    rng = random.Random(seed)
+    pairs = {tuple(rng.sample(range(len(titles)), 2)) for _ in range(2000)} if len(titles) > 1 else set()
+    facts = pd.DataFrame([{"relation": "P1", "sub_uri": f"Q{a}", "obj_uri": f"Q{b}"} for a, b in sorted(pairs)],
+                         columns=["relation", "sub_uri", "obj_uri"])
+    return entities, facts
+
+
+def measure_real(real: Path, workdir: Path) -> dict:
+    import bz2
+
+    real_mb = len(bz2.open(real).read()) / 1e6
+    start = time.perf_counter()
+    bz2.decompress(real.read_bytes())
+    raw_s = time.perf_counter() - start
+    start = time.perf_counter()
+    counts = wikipedia.extract_chunk(real, None, workdir / "real-s.parquet", workdir / "real-r.parquet")
+    extract_s = time.perf_counter() - start
+    entities, facts = real_knowledge(workdir / "real-s.parquet")
+    start = time.perf_counter()
+    batches = pq.ParquetFile(workdir / "real-s.parquet").iter_batches(batch_size=100_000)
+    matches = distant.match_sentences(batches, facts, entities, wikipedia.read_redirects([workdir / "real-r.parquet"]))
+    match_s = time.perf_counter() - start
+    counts = dict(zip(counts["what"], counts["count"]))
+    return {"xml_mb": round(real_mb, 1), "raw_decompress_mb_s": real_mb / raw_s, "extract_mb_s": real_mb / extract_s,
+            "match_mb_s": real_mb / match_s, "end_to_end_mb_s": real_mb / (extract_s + match_s),
+            "own_work_mb_s": real_mb / max(extract_s + match_s - raw_s, 1e-9), "matches": len(matches),
+            "sentences_per_mb": counts["sentences"] / real_mb, "links_per_mb": counts["links"] / real_mb,
+            "bz2_ratio": real_mb * 1e6 / real.stat().st_size}
 
 
 def sample_pages(path: Path, ranges, megabytes: int) -> list[str]:
@@ -157,26 +198,16 @@ def main() -> None:
     spacy_sentences = spacy_rate(list(matches["text"].head(5000)))
     real = Path(args.real)
     real_result = None
-    if real.is_file():  # density of real articles: about 4,000 sentences and links per MB of XML
-        import bz2
-
-        real_mb = len(bz2.open(real).read()) / 1e6
-        start = time.perf_counter()
-        bz2.decompress(real.read_bytes())
-        real_raw_s = time.perf_counter() - start
-        start = time.perf_counter()
-        real_counts = wikipedia.extract_chunk(real, None, workdir / "real-s.parquet", workdir / "real-r.parquet")
-        real_s = time.perf_counter() - start
-        real_counts = dict(zip(real_counts["what"], real_counts["count"]))
-        real_result = {"xml_mb": round(real_mb, 1), "raw_decompress_mb_s": real_mb / real_raw_s,
-                       "extract_mb_s": real_mb / real_s, "sentences_per_mb": real_counts["sentences"] / real_mb,
-                       "links_per_mb": real_counts["links"] / real_mb}
+    if real.is_file():  # real articles: is the generated dump's mix of prose and markup like theirs?
+        real_result = measure_real(real, workdir)
     total_s = extract_s + match_s
     result = {
         "xml_mb": round(xml_mb), "bz2_mb": round(dump.stat().st_size / 1e6), "pages": info["pages"],
         "articles": counts.get("articles", 0), "sentences": counts.get("sentences", 0), "matches": len(matches),
         "raw_decompress_mb_s": xml_mb / raw_s, "extract_mb_s": xml_mb / extract_s, "match_mb_s": xml_mb / match_s,
         "end_to_end_mb_s": xml_mb / total_s, "end_to_end_pages_s": info["pages"] / total_s,
+        # what knowprobe adds to reading the dump: end to end less raw decompression
+        "own_work_mb_s": xml_mb / (total_s - raw_s), "bz2_ratio": info["xml_bytes"] / dump.stat().st_size,
         "mwparserfromhell_wikitext_mb_s": sample_mb / mwp_s, "knowprobe_cleaner_wikitext_mb_s": sample_mb / ours_sample_s,
         "cleaner_speedup_vs_mwparserfromhell": mwp_s / ours_sample_s, "spacy_sentences_s": spacy_sentences,
         "projection_articles_16_cores_min": FULL_WIKIPEDIA_ARTICLES / (counts.get("articles", 1) / total_s) / 16 / 60,
@@ -190,15 +221,19 @@ def main() -> None:
     print(f"knowprobe matching ({len(facts):,} facts, {len(entities):,} entities): {result['match_mb_s']:6.1f} MB/s of XML")
     print(f"knowprobe end to end:                    {result['end_to_end_mb_s']:6.1f} MB/s, "
           f"{result['end_to_end_pages_s']:,.0f} pages/s; {result['sentences']:,} sentences, {len(matches):,} matches")
+    print(f"knowprobe's own work (end to end less raw decompression): {result['own_work_mb_s']:6.1f} MB/s")
     print(f"wikitext cleaning on a {sample_mb:.0f} MB sample: mwparserfromhell strip_code "
           f"{result['mwparserfromhell_wikitext_mb_s']:.1f} MB/s, knowprobe {result['knowprobe_cleaner_wikitext_mb_s']:.1f} "
           f"MB/s ({result['cleaner_speedup_vs_mwparserfromhell']:.1f}x, knowprobe also splits sentences and keeps links)")
     print(f"spaCy tagger+parser (default architecture, untrained): {spacy_sentences:,.0f} sentences/s")
-    print(f"density: {result['sentences_per_mb']:,.0f} sentences and {result['links_per_mb']:,.0f} links per MB of XML")
+    print(f"density: {result['sentences_per_mb']:,.0f} sentences and {result['links_per_mb']:,.0f} links per MB of XML, "
+          f"bzip2 ratio {result['bz2_ratio']:.1f}")
     if real_result:
         print(f"real export sample ({real_result['xml_mb']} MB of XML, {real_result['sentences_per_mb']:,.0f} sentences "
-              f"and {real_result['links_per_mb']:,.0f} links per MB): raw bzip2 {real_result['raw_decompress_mb_s']:.1f} "
-              f"MB/s, extraction {real_result['extract_mb_s']:.1f} MB/s")
+              f"and {real_result['links_per_mb']:,.0f} links per MB, bzip2 ratio {real_result['bz2_ratio']:.1f}): "
+              f"raw bzip2 {real_result['raw_decompress_mb_s']:.1f} MB/s, extraction {real_result['extract_mb_s']:.1f}, "
+              f"matching {real_result['match_mb_s']:.1f}, end to end {real_result['end_to_end_mb_s']:.1f}, "
+              f"own work {real_result['own_work_mb_s']:.1f} MB/s")
     print(f"projection, {FULL_WIKIPEDIA_ARTICLES / 1e6:.1f} M articles at this rate on 16 cores: "
           f"{result['projection_articles_16_cores_min']:.0f} min")
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)

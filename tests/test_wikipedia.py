@@ -179,3 +179,37 @@ def test_malformed_links_and_stray_spaces_keep_offsets_right():
 def test_a_link_with_a_blank_target_leaves_no_leading_space():
     assert sentences("[[ ]] Vienna lies on the [[Danube]].") == [
         ("Vienna lies on the Danube.", [("Danube", "Danube")])]
+
+
+def test_benchmark_dump_has_the_density_of_real_articles(tmp_path):
+    """The benchmark's generated dump is calibrated on the real sample: its sentences, links and
+    bzip2 ratio per MB of XML are within 30% of the real ones, and its facts give matches."""
+    import sys
+    from pathlib import Path
+
+    from knowprobe import distant
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import synthetic_wikipedia
+
+    real = require_shared("dumps", "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2")
+    pool = synthetic_wikipedia.entities(500)
+    pairs = synthetic_wikipedia.fact_pairs(pool, 200)
+    dump = tmp_path / "synthetic-pages-articles-multistream.xml.bz2"
+    info = synthetic_wikipedia.write_dump(dump, 3_000_000, pool, pairs=pairs)
+    ranges = wp.chunk_streams(wp.read_stream_offsets(info["index"]), dump.stat().st_size, 0, 1)
+
+    def density(path, ranges, xml_bytes):
+        counts = wp.extract_chunk(path, ranges, tmp_path / f"{path.name}.s.parquet", tmp_path / f"{path.name}.r.parquet")
+        counts = dict(zip(counts["what"], counts["count"]))
+        megabytes = xml_bytes / 1e6
+        return counts["sentences"] / megabytes, counts["links"] / megabytes, xml_bytes / path.stat().st_size
+
+    generated = density(dump, ranges, info["xml_bytes"])
+    measured = density(real, None, len(bz2.decompress(real.read_bytes())))
+    for what, ours, theirs in zip(("sentences/MB", "links/MB", "bzip2 ratio"), generated, measured):
+        assert abs(ours / theirs - 1) < 0.3, (what, ours, theirs)
+    entities = pd.DataFrame({"qid": pool, "label": pool, "aliases": [[] for _ in pool], "enwiki": pool})
+    facts = pd.DataFrame([{"relation": "P1", "sub_uri": a, "obj_uri": b} for a, b in pairs])
+    matches = distant.match_sentences(pq.read_table(tmp_path / f"{dump.name}.s.parquet"), facts, entities, {})
+    assert len(matches) > 100
