@@ -9,8 +9,8 @@ boundaries; where a link and a name match overlap, the link wins.
 
 The work is done a batch of sentences at a time and in columns: links are flattened with
 Arrow and each distinct target resolved once; names are found by one automaton pass over the
-batch's joined text (the hits go straight into numpy, where the word-boundary test is done); mentions, the
-link-over-name rule and the pairing with facts are table operations (pandas merges).
+batch's joined text, whose hits go straight into numpy, where the word-boundary test is done;
+mentions, the link-over-name rule and the pairing with facts are table operations (pandas merges).
 """
 
 from __future__ import annotations
