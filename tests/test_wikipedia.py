@@ -143,6 +143,32 @@ def test_chunks_of_streams_cover_every_page_once(tmp_path):
     assert wp.read_redirects([tmp_path / f"r{c}.parquet" for c in range(4)]) == {"Old name": "Page 1"}
 
 
+def test_a_dump_without_index_is_read_in_bounded_pieces(tmp_path):
+    """Plain XML, one bzip2 stream (a split part file) or several streams: read a piece at a
+    time, each ending after a whole page, with the same pages as the dump read at once."""
+    pages = [(i, f"Städte {i}", f"Sentence {i} of [[Page {i + 1}]]. Ende – ja. "
+              + " ".join(str((i * 7919 + k * 104729) % 1000003) for k in range(600)))
+             for i in range(1, 61)]
+    xml = "<mediawiki>\n" + "".join(page(*p) for p in pages) + "</mediawiki>\n"
+    plain, single = tmp_path / "part.xml", tmp_path / "part.xml.bz2"
+    plain.write_text(xml, encoding="utf-8")
+    single.write_bytes(bz2.compress(xml.encode(), 1))  # bzip2 blocks of 100 kB: bzip2 yields a block at a time
+    several = tmp_path / "several.xml.bz2"
+    write_multistream(several, 7, pages)
+    expected = [(p.id, p.title, p.text) for p in wp.iter_pages(xml)]
+    for dump in (plain, single, several):
+        pieces = list(wp.iter_xml_pieces(dump, None, piece_bytes=20_000))
+        assert len(pieces) >= 3 and max(len(text) for _, _, text in pieces) < 250_000
+        assert all(text.rstrip().endswith(("</page>", "</mediawiki>")) for _, _, text in pieces)
+        assert sum(size for _, size, _ in pieces) == len(bz2.decompress(dump.read_bytes()) if dump.suffix == ".bz2"
+                                                         else dump.read_bytes())
+        assert sum(compressed for compressed, _, _ in pieces) == dump.stat().st_size
+        assert [(p.id, p.title, p.text) for _, _, text in pieces for p in wp.iter_pages(text)] == expected
+    single.write_bytes(bz2.compress(xml.encode(), 1)[:-30])
+    with pytest.raises(KnowprobeError, match=r"part.xml.bz2: corrupt or truncated archive"):
+        list(wp.iter_xml_pieces(single, None, piece_bytes=20_000))
+
+
 def test_bad_index_and_corrupt_stream_are_named(tmp_path):
     index = tmp_path / "index.txt"
     index.write_text("12:1:A\nnot a line\n")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import bz2
+import codecs
 import functools
 import gc
 import html
@@ -132,17 +133,18 @@ def chunk_streams(offsets: list[int], size: int, chunk: int, chunks: int) -> lis
     return [(bounds[i], bounds[i + 1]) for i in range(first, last)]
 
 
-def iter_xml_pieces(dump: str | Path, ranges: list[tuple[int, int]] | None) -> Iterator[tuple[int, int, str]]:
-    """``(compressed bytes, xml bytes, xml text)`` per stream of ``ranges``, or of the whole dump when None."""
+PIECE_BYTES = 1 << 24  # a plain or single-stream dump is read 16 MB of XML at a time
+
+
+def iter_xml_pieces(dump: str | Path, ranges: list[tuple[int, int]] | None,
+                    piece_bytes: int = PIECE_BYTES) -> Iterator[tuple[int, int, str]]:
+    """``(compressed bytes, xml bytes, xml text)`` per stream of ``ranges``; when None, the whole
+    dump (plain XML, or bzip2 of one or more streams, as the split part files are) in pieces of
+    about ``piece_bytes`` (or one bzip2 block, ~900 kB of XML, where that is more: bzip2 yields
+    whole blocks) that end after a ``</page>``, so memory stays bounded."""
     dump = Path(dump)
     if ranges is None:
-        opener = bz2.open if dump.suffix == ".bz2" else open
-        try:
-            with opener(dump, "rb") as handle:
-                data = handle.read()
-        except (OSError, EOFError) as error:
-            raise KnowprobeError(f"{dump}: corrupt or truncated archive ({error})") from None
-        yield dump.stat().st_size, len(data), data.decode("utf-8")
+        yield from _iter_whole_dump(dump, piece_bytes)
         return
     with dump.open("rb") as handle:
         for start, end in ranges:
@@ -152,6 +154,52 @@ def iter_xml_pieces(dump: str | Path, ranges: list[tuple[int, int]] | None) -> I
             except (OSError, ValueError, EOFError) as error:
                 raise KnowprobeError(f"{dump}: corrupt bzip2 stream at byte {start} ({error})") from None
             yield end - start, len(data), data.decode("utf-8")
+
+
+def _iter_whole_dump(dump: Path, piece_bytes: int) -> Iterator[tuple[int, int, str]]:
+    streams = _Bzip2Streams() if dump.suffix == ".bz2" else None
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    rest, xml_bytes, reported, done = "", 0, 0, False
+    with dump.open("rb") as handle:
+        while not done:
+            block = handle.read(piece_bytes // 4 if streams else piece_bytes)
+            done = not block
+            try:
+                data = streams.decompress(block) if streams else block
+                if done and streams and not streams.finished:
+                    raise EOFError("the last bzip2 stream ends early")
+                text = rest + decoder.decode(data, final=done)
+            except (OSError, ValueError, EOFError) as error:
+                raise KnowprobeError(f"{dump}: corrupt or truncated archive ({error})") from None
+            xml_bytes += len(data)
+            cut = len(text) if done else text.rfind("</page>")
+            if cut < 0:  # no whole page yet: read on
+                rest = text
+                continue
+            cut = cut if done else cut + len("</page>")
+            position = handle.tell()
+            yield position - reported, xml_bytes, text[:cut]
+            rest, xml_bytes, reported = text[cut:], 0, position
+
+
+class _Bzip2Streams:
+    """Incremental decompression of one or more concatenated bzip2 streams."""
+
+    def __init__(self):
+        self.decompressor = bz2.BZ2Decompressor()
+
+    @property
+    def finished(self) -> bool:
+        return self.decompressor.eof
+
+    def decompress(self, block: bytes) -> bytes:
+        pieces = []
+        while block:
+            if self.decompressor.eof:  # the next stream starts here
+                self.decompressor = bz2.BZ2Decompressor()
+            pieces.append(self.decompressor.decompress(block))
+            block = self.decompressor.unused_data if self.decompressor.eof else b""
+        return b"".join(pieces)
 
 
 # --- wikitext → text with link spans -----------------------------------------------------------
