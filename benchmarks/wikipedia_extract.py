@@ -62,10 +62,8 @@ def ranges_of(path: Path, index: str) -> list[tuple[int, int]]:
 
 
 def raw_decompress(path: Path, ranges) -> int:
-    total = 0
-    for _, _, xml in wikipedia.iter_xml_pieces(path, ranges):
-        total += len(xml)
-    return total
+    """Bytes of XML in the dump (decompressed and decoded as extraction reads it)."""
+    return sum(size for _, size, _ in wikipedia.iter_xml_pieces(path, ranges))
 
 
 def knowledge(pool: list[str]):
@@ -94,27 +92,31 @@ def real_knowledge(sentences_path: Path, count: int = 5000, seed: int = 0):
     return entities, facts
 
 
-def measure_real(real: Path, workdir: Path) -> dict:
-    import bz2
-
-    real_mb = len(bz2.open(real).read()) / 1e6
+def measure(dump: Path, ranges, workdir: Path, name: str, knowledge_of) -> tuple[dict, pd.DataFrame, dict]:
+    """Raw decompression, extraction and matching of one dump, one after the other in this run;
+    ``knowledge_of(sentences_path)`` gives the entities and facts to match against."""
     start = time.perf_counter()
-    bz2.decompress(real.read_bytes())
+    xml_mb = raw_decompress(dump, ranges) / 1e6
     raw_s = time.perf_counter() - start
+    sentences_path, redirects_path = workdir / f"{name}-sentences.parquet", workdir / f"{name}-redirects.parquet"
     start = time.perf_counter()
-    counts = wikipedia.extract_chunk(real, None, workdir / "real-s.parquet", workdir / "real-r.parquet")
+    counts = wikipedia.extract_chunk(dump, ranges, sentences_path, redirects_path)
     extract_s = time.perf_counter() - start
-    entities, facts = real_knowledge(workdir / "real-s.parquet")
+    entities, facts = knowledge_of(sentences_path)
     start = time.perf_counter()
-    batches = pq.ParquetFile(workdir / "real-s.parquet").iter_batches(batch_size=100_000)
-    matches = distant.match_sentences(batches, facts, entities, wikipedia.read_redirects([workdir / "real-r.parquet"]))
+    batches = pq.ParquetFile(sentences_path).iter_batches(batch_size=100_000)  # as the rule reads
+    matches = distant.match_sentences(batches, facts, entities, wikipedia.read_redirects([redirects_path]))
     match_s = time.perf_counter() - start
     counts = dict(zip(counts["what"], counts["count"]))
-    return {"xml_mb": round(real_mb, 1), "raw_decompress_mb_s": real_mb / raw_s, "extract_mb_s": real_mb / extract_s,
-            "match_mb_s": real_mb / match_s, "end_to_end_mb_s": real_mb / (extract_s + match_s),
-            "own_work_mb_s": real_mb / max(extract_s + match_s - raw_s, 1e-9), "matches": len(matches),
-            "sentences_per_mb": counts["sentences"] / real_mb, "links_per_mb": counts["links"] / real_mb,
-            "bz2_ratio": real_mb * 1e6 / real.stat().st_size}
+    total_s = extract_s + match_s
+    rates = {"xml_mb": xml_mb, "raw_decompress_mb_s": xml_mb / raw_s, "extract_mb_s": xml_mb / extract_s,
+             "match_mb_s": xml_mb / match_s, "end_to_end_mb_s": xml_mb / total_s, "total_s": total_s,
+             # what knowprobe adds to reading the dump: end to end less raw decompression
+             "own_work_mb_s": xml_mb / max(total_s - raw_s, 1e-9), "matches": len(matches),
+             "facts": len(facts), "entities": len(entities),
+             "sentences_per_mb": counts.get("sentences", 0) / xml_mb, "links_per_mb": counts.get("links", 0) / xml_mb,
+             "bz2_ratio": xml_mb * 1e6 / dump.stat().st_size}
+    return rates, matches, counts
 
 
 def sample_pages(path: Path, ranges, megabytes: int) -> list[str]:
@@ -164,22 +166,8 @@ def main() -> None:
     pool = synthetic_wikipedia.entities(5000)
     dump, info = make_dump(args.size_mb, workdir, pool)
     ranges = ranges_of(dump, info["index"])
-    xml_mb = info["xml_bytes"] / 1e6
 
-    start = time.perf_counter()
-    raw_decompress(dump, ranges)
-    raw_s = time.perf_counter() - start
-
-    start = time.perf_counter()
-    counts = wikipedia.extract_chunk(dump, ranges, workdir / "sentences.parquet", workdir / "redirects.parquet")
-    extract_s = time.perf_counter() - start
-    entities, facts = knowledge(pool)
-    start = time.perf_counter()
-    sentences = pq.ParquetFile(workdir / "sentences.parquet").iter_batches(batch_size=100_000)  # as the rule reads
-    redirects = wikipedia.read_redirects([workdir / "redirects.parquet"])
-    matches = distant.match_sentences(sentences, facts, entities, redirects)
-    match_s = time.perf_counter() - start
-    counts = dict(zip(counts["what"], counts["count"]))
+    synthetic, matches, counts = measure(dump, ranges, workdir, "synthetic", lambda _: knowledge(pool))
 
     texts = sample_pages(dump, ranges, args.baseline_mb)
     sample_mb = sum(len(t.encode()) for t in texts) / 1e6
@@ -199,26 +187,25 @@ def main() -> None:
     real = Path(args.real)
     real_result = None
     if real.is_file():  # real articles: is the generated dump's mix of prose and markup like theirs?
-        real_result = measure_real(real, workdir)
-    total_s = extract_s + match_s
+        real_result, _, _ = measure(real, None, workdir, "real", real_knowledge)
+        del real_result["total_s"]
+        real_result["xml_mb"] = round(real_result["xml_mb"], 1)
+    total_s = synthetic.pop("total_s")
     result = {
-        "xml_mb": round(xml_mb), "bz2_mb": round(dump.stat().st_size / 1e6), "pages": info["pages"],
-        "articles": counts.get("articles", 0), "sentences": counts.get("sentences", 0), "matches": len(matches),
-        "raw_decompress_mb_s": xml_mb / raw_s, "extract_mb_s": xml_mb / extract_s, "match_mb_s": xml_mb / match_s,
-        "end_to_end_mb_s": xml_mb / total_s, "end_to_end_pages_s": info["pages"] / total_s,
-        # what knowprobe adds to reading the dump: end to end less raw decompression
-        "own_work_mb_s": xml_mb / (total_s - raw_s), "bz2_ratio": info["xml_bytes"] / dump.stat().st_size,
+        **synthetic, "xml_mb": round(synthetic["xml_mb"]), "bz2_mb": round(dump.stat().st_size / 1e6),
+        "pages": info["pages"], "articles": counts.get("articles", 0), "sentences": counts.get("sentences", 0),
+        "end_to_end_pages_s": info["pages"] / total_s,
         "mwparserfromhell_wikitext_mb_s": sample_mb / mwp_s, "knowprobe_cleaner_wikitext_mb_s": sample_mb / ours_sample_s,
         "cleaner_speedup_vs_mwparserfromhell": mwp_s / ours_sample_s, "spacy_sentences_s": spacy_sentences,
         "projection_articles_16_cores_min": FULL_WIKIPEDIA_ARTICLES / (counts.get("articles", 1) / total_s) / 16 / 60,
-        "sentences_per_mb": counts.get("sentences", 0) / xml_mb, "links_per_mb": counts.get("links", 0) / xml_mb,
         "real_sample": real_result,
     }
     print(f"dump: {result['xml_mb']} MB of XML ({result['bz2_mb']} MB bz2), {info['pages']:,} pages "
           f"({result['articles']:,} articles), one core")
     print(f"raw bzip2 decompression:                 {result['raw_decompress_mb_s']:6.1f} MB/s of XML")
     print(f"knowprobe extraction (decompress+clean+split+Parquet): {result['extract_mb_s']:6.1f} MB/s")
-    print(f"knowprobe matching ({len(facts):,} facts, {len(entities):,} entities): {result['match_mb_s']:6.1f} MB/s of XML")
+    print(f"knowprobe matching ({result['facts']:,} facts, {result['entities']:,} entities): "
+          f"{result['match_mb_s']:6.1f} MB/s of XML")
     print(f"knowprobe end to end:                    {result['end_to_end_mb_s']:6.1f} MB/s, "
           f"{result['end_to_end_pages_s']:,.0f} pages/s; {result['sentences']:,} sentences, {len(matches):,} matches")
     print(f"knowprobe's own work (end to end less raw decompression): {result['own_work_mb_s']:6.1f} MB/s")
