@@ -68,8 +68,10 @@ class NameMatcher:
         names = found[:, 1]
         ends = found[:, 0] + 1
         starts = ends - self.lengths[names]
-        # on word boundaries: no letter or digit just before the start or at the end
-        boundary = ~alnum_at(text, starts - 1) & ~alnum_at(text, ends)
+        # on word boundaries: no letter or digit just before the start or at the end (one lookup,
+        # so the text is encoded for numpy once)
+        around = alnum_at(text, np.concatenate([starts - 1, ends]))
+        boundary = ~around[:len(starts)] & ~around[len(starts):]
         return starts[boundary], ends[boundary], names[boundary]
 
 

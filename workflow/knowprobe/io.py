@@ -72,7 +72,7 @@ class ParquetPartWriter:
         """Write rows already gathered as a table (after any rows given to ``extend``)."""
         self.flush()
         if table.num_rows:
-            self.writer.write_table(table.cast(self.schema) if table.schema != self.schema else table)
+            self.writer.write_table(table)
             self.count += table.num_rows
 
     def flush(self):

@@ -241,7 +241,7 @@ def normalize_title(title: str) -> str:
 
 
 def strip_markup(wikitext: str) -> str:
-    """Remove everything but prose and links (links are handled by ``paragraphs``).
+    """Remove everything but prose and links (links are handled by ``page_text``).
 
     Each pass is guarded by a substring test (memchr speed) for what its pattern needs, so a
     page pays only for the constructs it holds."""
@@ -456,8 +456,9 @@ class SentenceColumns:
     def table(self) -> pa.Table:
         sentence_counts = np.array(self.page_sentences, dtype=np.int64)
         bases = np.array(self.page_bases, dtype=np.int64)
-        starts = np.array(self.sentence_starts, dtype=np.int64) + np.repeat(bases, sentence_counts)
-        ends = np.array(self.sentence_ends, dtype=np.int64) + np.repeat(bases, sentence_counts)
+        sentence_bases = np.repeat(bases, sentence_counts)
+        starts = np.array(self.sentence_starts, dtype=np.int64) + sentence_bases
+        ends = np.array(self.sentence_ends, dtype=np.int64) + sentence_bases
         link_bases = np.repeat(bases, np.array(self.page_links, dtype=np.int64))
         link_starts = np.array(self.link_starts, dtype=np.int64) + link_bases
         link_ends = np.array(self.link_ends, dtype=np.int64) + link_bases
