@@ -209,9 +209,11 @@ _INTERWIKI = re.compile(r"\[\[\s*:?[a-z][a-z-]{1,11}\s*:[^\[\]]*\]\]")
 _EXTERNAL = re.compile(r"\[(?:https?:|ftp:)?//[^\s\]]+\s*([^\]]*)\]")
 _URL = re.compile(r"https?://\S+")
 _QUOTES = re.compile(r"''(?:'(?:'(?:')?)?)?")  # '{2,5}, written with a literal prefix the engine scans for fast
-_EMPTY_PARENS = re.compile(r" ?\(\s*[,;]?\s*\)")  # left where a template filled the parentheses
-_EMPTY_PARENS_CORE = re.compile(r"\(\s*[,;]?\s*\)")  # the same without the optional space: fast to search for
+# left where a template filled the parentheses; a space before them goes too, but not in the
+# pattern: one that can start with a space is tried at every space
+_EMPTY_PARENS = re.compile(r"\(\s*[,;]?\s*\)")
 _SPACE_RUN = re.compile(r"  +")
+_SPACE_BEFORE_PUNCTUATION = re.compile(r" ([,.;:])")
 _LINK = re.compile(r"\[\[([^\[\]|\n]+)(?:\|([^\[\]\n]*))?\]\]([a-z]*)")
 _HEADING = re.compile(r"^=+.*=+\s*$")
 _SKIP_LINE = re.compile(r"^\s*(?:[|!{}]|__[A-Z]+__|\s*$)")
@@ -263,19 +265,24 @@ def strip_markup(wikitext: str) -> str:
         text = _QUOTES.sub("", text)
     if "<" in text:
         text = _TAG.sub("", text)
-    if _EMPTY_PARENS_CORE.search(text):
-        text = _EMPTY_PARENS.sub("", text)
+    if "(" in text:
+        text = remove_empty_parentheses(text)
     # runs of spaces left by removed markup are collapsed here, before link offsets exist; then
-    # no space is left before punctuation (plain replaces: a pattern that starts with a space
-    # is tried at every space)
+    # no space is left before punctuation
     if "\t" in text:
         text = text.replace("\t", " ")
     if "  " in text:
         text = _SPACE_RUN.sub(" ", text)
-    for punctuation in (" ,", " .", " ;", " :"):
-        if punctuation in text:
-            text = text.replace(punctuation, punctuation[1])
-    return text
+    return _SPACE_BEFORE_PUNCTUATION.sub(r"\1", text)
+
+
+def remove_empty_parentheses(text: str) -> str:
+    """Drop "()", "( , )" and the like, with the one space before them."""
+    pieces = _EMPTY_PARENS.split(text)
+    if len(pieces) == 1:
+        return text
+    last = len(pieces) - 1
+    return "".join(piece[:-1] if i < last and piece[-1:] == " " else piece for i, piece in enumerate(pieces))
 
 
 def remove_file_links(text: str) -> str:
