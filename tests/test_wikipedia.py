@@ -30,6 +30,15 @@ def test_templates_refs_comments_and_markup_are_removed():
                                 "Classical period.", [("Classical period", "Classical period (music)")])]
 
 
+def test_references_holding_markup_nested_tables_and_empty_parentheses():
+    # a reference body with tags and "<" in it, a "/" inside an attribute, upper-case tags; a
+    # table nested in a table; parentheses emptied by templates, with the space before them
+    text = ('Paris<ref name="a/b">{{cite web|url=http://x.org/a}} <small>p. 3</small> a < b</ref> is the '
+            'capital<REF group=n/> of France<ref>x</REF >.\n{| class="wikitable"\n|-\n| {|\n| inner\n|}\n'
+            '| outer cell\n|}\nIt lies ({{lang|fr|Seine}}; ) on the [[Seine]] ().\n')
+    assert sentences(text) == [("Paris is the capital of France.", []), ("It lies on the Seine.", [("Seine", "Seine")])]
+
+
 def test_tables_files_categories_headings_and_lists():
     text = ("== Early life ==\n"
             "[[File:Mozart.jpg|thumb|Portrait of [[Mozart]] in [[Vienna]]]]\n"
