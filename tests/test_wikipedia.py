@@ -110,6 +110,12 @@ def test_pages_xml_entities_and_redirects():
                                          [("Salzburg", "Salzburg"), ("Vienna", "Vienna")])]
 
 
+def test_xml_unescape_undoes_one_level_of_the_exports_escaping():
+    assert wp.xml_unescape("a &lt;b&gt; &quot;c&quot; d&#039;s &apos;e&apos; f &amp; g") == "a <b> \"c\" d's 'e' f & g"
+    # the wikitext's own entities stay for the cleaner; unknown or unterminated ones stay as they are
+    assert wp.xml_unescape("&amp;lt;ref&amp;gt; &amp;nbsp; &foo; &lt &;x &") == "&lt;ref&gt; &nbsp; &foo; &lt &;x &"
+
+
 def write_multistream(path, pages_per_stream, pages):
     """A multistream dump and its index, as Wikimedia writes them (header and footer streams too)."""
     streams = [b"<mediawiki>\n  <siteinfo><sitename>Wikipedia</sitename></siteinfo>\n"]

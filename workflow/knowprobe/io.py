@@ -53,13 +53,17 @@ def write_parquet(frame: pd.DataFrame | pa.Table, path: str | os.PathLike) -> No
 class ParquetPartWriter:
     """Parquet rows in row groups of PARQUET_ROW_GROUP, so memory stays bounded; renamed into place on success."""
 
-    def __init__(self, path, schema):
+    def __init__(self, path, schema, dictionary: tuple[str, ...] | None = None):
+        """``dictionary``: the columns to dictionary-encode, where not all (columns of distinct
+        values, such as sentences, fill a dictionary page and fall back to plain encoding; read
+        back, such a column costs about three times as much)."""
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.tmp = self.path.with_name(f".{self.path.name}.part")
         self.schema, self.count = schema, 0
         self.rows = {name: [] for name in schema.names}
-        self.writer = pq.ParquetWriter(self.tmp, schema, compression="zstd")
+        self.writer = pq.ParquetWriter(self.tmp, schema, compression="zstd",
+                                       use_dictionary=list(dictionary) if dictionary is not None else True)
 
     def extend(self, *columns):
         """Append rows given column by column (cheaper than row by row in this hot loop)."""
