@@ -257,16 +257,20 @@ def strip_markup(wikitext: str) -> str:
             text = _COMMENT.sub("", text)
         text = _REF.sub("", text)
         text = _BLOCK_TAGS.sub("", text)
-    if "{{" in text:
-        for _ in range(10):  # templates nest; remove innermost first until none is left
-            text, n = _INNER_TEMPLATE.subn("", text)
-            if not n:
-                break
-    if "{|" in text:
-        for _ in range(3):
-            text, n = _TABLE.subn("", text)
-            if not n:
-                break
+    # templates nest: innermost first, until none is left (or an unbalanced one stays); a
+    # substring test, not one more pass of the pattern, tells whether another round is needed
+    for _ in range(10):
+        if "{{" not in text:
+            break
+        text, n = _INNER_TEMPLATE.subn("", text)
+        if not n:
+            break
+    for _ in range(3):  # tables nest too
+        if "{|" not in text:
+            break
+        text, n = _TABLE.subn("", text)
+        if not n:
+            break
     if "[[" in text:
         text = remove_file_links(text)
         text = _INTERWIKI.sub("", text)
