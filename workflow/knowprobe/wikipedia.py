@@ -188,8 +188,8 @@ def _iter_whole_dump(dump: Path, piece_bytes: int) -> Iterator[tuple[int, int, s
             except Exception as error:  # rapidgzip raises plain exceptions (RuntimeError, ValueError)
                 raise KnowprobeError(f"{dump}: corrupt or truncated archive ({error})") from None
             xml_bytes += len(data)
-            if not data:
-                if text or xml_bytes or reported < size:
+            if not data:  # the end: what is left, and the compressed bytes not yet reported
+                if text or reported < size:
                     yield size - reported, xml_bytes, text
                 return
             cut = text.rfind("</page>")
