@@ -129,8 +129,8 @@ def measure(dump: Path, ranges, workdir: Path, name: str, knowledge_of) -> tuple
     extract_s = time.perf_counter() - start
     entities, facts = knowledge_of(sentences_path)
     start = time.perf_counter()
-    batches = pq.ParquetFile(sentences_path).iter_batches(batch_size=100_000)  # as the rule reads
-    matches = distant.match_sentences(batches, facts, entities, wikipedia.read_redirects([redirects_path]))
+    matches = distant.match_sentences(pq.ParquetFile(sentences_path), facts, entities,  # as the rule reads
+                                      wikipedia.read_redirects([redirects_path]))
     match_s = time.perf_counter() - start
     counts = dict(zip(counts["what"], counts["count"]))
     total_s = extract_s + match_s

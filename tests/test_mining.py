@@ -1,5 +1,6 @@
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.tokens import Doc
@@ -95,7 +96,7 @@ def test_missing_spacy_pipeline_says_how_to_install_it():
         mining.load_spacy("en_core_web_nonexistent")
 
 
-def test_distant_supervision_by_link_label_alias_and_redirect():
+def test_distant_supervision_by_link_label_alias_and_redirect(tmp_path):
     entities = pd.DataFrame({
         "qid": ["Q1", "Q2", "Q3", "Q4"],
         "label": ["Wolfgang Amadeus Mozart", "Salzburg", "Vienna", "Austria"],
@@ -116,6 +117,13 @@ def test_distant_supervision_by_link_label_alias_and_redirect():
     first = matches.iloc[0]
     assert first["text"][first["sub_start"]:first["sub_end"]] == "Mozart"
     # "Mozartkugeln" holds "Mozart" but not on a word boundary: no match in sentence 2
+    # a Parquet file, as the rule reads it, gives the same, also one sentence per batch
+    sentences.to_parquet(tmp_path / "sentences.parquet")
+    for batch_rows in (1, 100_000):
+        from_file = distant.match_sentences(pq.ParquetFile(tmp_path / "sentences.parquet"), facts, entities, redirects,
+                                            batch_rows=batch_rows)
+        assert from_file.columns.tolist() == matches.columns.tolist()
+        assert from_file.values.tolist() == matches.values.tolist()
 
 
 def test_name_hits_sit_on_word_boundaries_in_any_script():

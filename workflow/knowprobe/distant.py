@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from .wikipedia import resolve
 
@@ -153,8 +154,9 @@ def match_sentences(sentences, facts: pd.DataFrame, entities: pd.DataFrame, redi
                     batch_rows: int = 100_000) -> pd.DataFrame:
     """Every (fact, sentence) where the sentence mentions the fact's subject and object (``MATCH_COLUMNS``).
 
-    ``sentences``: a DataFrame, an Arrow table or an iterable of record batches with the
-    sentence columns; it is processed ``batch_rows`` at a time, so memory stays flat."""
+    ``sentences``: a DataFrame, an Arrow table, a Parquet file (``pq.ParquetFile``) or an iterable
+    of record batches with the sentence columns; it is processed ``batch_rows`` at a time, so
+    memory stays flat."""
     facts = facts[["relation", "sub_uri", "obj_uri"]].drop_duplicates()
     qids = set(facts["sub_uri"]) | set(facts["obj_uri"])
     matcher = NameMatcher(entities, qids)
@@ -162,7 +164,12 @@ def match_sentences(sentences, facts: pd.DataFrame, entities: pd.DataFrame, redi
     title_to_qid = {t: q for t, q in zip(entities["enwiki"], entities["qid"]) if isinstance(t, str) and q in qids}
     if isinstance(sentences, pd.DataFrame):
         sentences = pa.Table.from_pandas(sentences, preserve_index=False)
-    batches = sentences.to_batches(max_chunksize=batch_rows) if isinstance(sentences, pa.Table) else sentences
+    if isinstance(sentences, pa.Table):
+        batches = sentences.to_batches(max_chunksize=batch_rows)
+    elif isinstance(sentences, pq.ParquetFile):
+        batches = sentences.iter_batches(batch_size=batch_rows)
+    else:
+        batches = sentences
     parts, first_row = [], 0
     for batch in batches:
         links = _link_mentions(batch, title_to_qid, redirects)

@@ -15,7 +15,7 @@ with rule_logging(snakemake.log[0]) as log:
     redirects = wikipedia.read_redirects([snakemake.input.redirects])
     # read in batches: a chunk's sentences are never all in memory at once
     sentences = pq.ParquetFile(snakemake.input.sentences)
-    matches = distant.match_sentences(sentences.iter_batches(batch_size=100_000), facts, entities, redirects)
+    matches = distant.match_sentences(sentences, facts, entities, redirects)
     log.info("%d sentences, %d matches of %d facts (%s)", sentences.metadata.num_rows, len(matches),
              matches.groupby(["relation", "sub_uri", "obj_uri"]).ngroups,
              ", ".join(f"{how} {n}" for how, n in matches["sub_how"].value_counts().items()) or "none")
