@@ -236,13 +236,7 @@ _SPACES = re.compile(r"[ \t\u00a0]+")
 @functools.lru_cache(maxsize=1 << 18)  # link targets repeat across a chunk
 def normalize_title(title: str) -> str:
     """A link target as MediaWiki resolves it: no section, spaces for underscores, first letter upper."""
-    if "#" in title:
-        title = title.split("#", 1)[0]
-    if "_" in title:
-        title = title.replace("_", " ")
-    if "  " in title or "\t" in title or "\u00a0" in title:
-        title = _SPACES.sub(" ", title)
-    title = title.strip()
+    title = _SPACES.sub(" ", title.split("#", 1)[0].replace("_", " ")).strip()
     return title[:1].upper() + title[1:]
 
 
