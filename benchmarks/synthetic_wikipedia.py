@@ -12,7 +12,7 @@ The costs of extraction and matching grow with the sentences and links per MB of
 decompression's with how well the text compresses, so these are calibrated on LPAQA's real
 export sample (``enwiki-...-p000000010p000030302-shortened.bz2``: 3,894 sentences of 119
 characters on average and 3,704 links per MB of XML, bzip2 ratio 3.6): prose draws on a
-vocabulary of 20,000 invented words with Zipf frequencies, sentences are about as long, carry
+vocabulary of 50,000 invented words with Zipf frequencies, sentences are about as long, carry
 about one link, and references are full citation templates; streams are compressed at bzip2's
 level 9, as the real dumps are.
 """
