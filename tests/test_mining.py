@@ -1,5 +1,6 @@
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from spacy.lang.en.stop_words import STOP_WORDS
@@ -130,8 +131,16 @@ def test_name_hits_sit_on_word_boundaries_in_any_script():
     entities = pd.DataFrame({"qid": ["Q1", "Q2"], "label": ["Köln", "Wien"], "aliases": [[], ["Vienna"]],
                              "enwiki": ["Cologne", "Vienna"]})
     matcher = distant.NameMatcher(entities, {"Q1", "Q2"})
-    text = "Köln, Kölner Dom; Wien—Wiené Vienna\nxWien éWien Wien"
-    starts, ends, names = matcher.hits(text)
-    assert [text[s:e] for s, e in zip(starts, ends)] == ["Köln", "Wien", "Vienna", "Wien"]
-    assert distant.alnum_at(text, np.array([-1, 0, 4, 22, 27, len(text)])).tolist() == [
-        False, True, False, False, True, False]
+    texts = ["Köln, Kölner Dom; Wien—Wiené Vienna", "xWien éWien Wien",
+             # the texts lie back to back in the column's buffer: no name across two of them, and
+             # a text's edges are word boundaries even beside a letter of its neighbour
+             "Sail to Wi", "en and Wienx", "Wien"]
+    for column in (pa.array(texts), pa.array(texts, pa.large_string()), pa.array(["ä"] + texts).slice(1)):
+        rows, starts, ends, names = matcher.hits(column)
+        assert [(row, texts[row][s:e]) for row, s, e in zip(rows, starts, ends)] == [
+            (0, "Köln"), (0, "Wien"), (0, "Vienna"), (1, "Wien"), (4, "Wien")]
+    rows, _, _, _ = matcher.hits(pa.array(["", ""]))
+    assert len(rows) == 0
+    data, _ = distant.utf8_buffer(pa.array(["aé1", "—x"]))
+    assert distant.alnum_starting_at(data, np.array([0, 1, 3, 4, 7])).tolist() == [True, True, True, False, True]
+    assert distant.alnum_ending_at(data, np.array([0, 2, 3, 6, 7])).tolist() == [True, True, True, False, True]
