@@ -114,6 +114,10 @@ def test_xml_unescape_undoes_one_level_of_the_exports_escaping():
     assert wp.xml_unescape("a &lt;b&gt; &quot;c&quot; d&#039;s &apos;e&apos; f &amp; g") == "a <b> \"c\" d's 'e' f & g"
     # the wikitext's own entities stay for the cleaner; unknown or unterminated ones stay as they are
     assert wp.xml_unescape("&amp;lt;ref&amp;gt; &amp;nbsp; &foo; &lt &;x &") == "&lt;ref&gt; &nbsp; &foo; &lt &;x &"
+    # well-formed text goes through expat, which knows every character reference; the rest is
+    # done leniently, unknown entities and bare ampersands left as they are
+    assert wp.xml_unescape("caf&#233; &#x41; &amp;amp;") == "café A &amp;"
+    assert wp.xml_unescape("caf&#233; &foo;") == "caf&#233; &foo;"
 
 
 def write_multistream(path, pages_per_stream, pages):
