@@ -243,8 +243,8 @@ _EMPTY_PARENS = re.compile(r"\(\s*[,;]?\s*\)")
 _SPACE_RUN = re.compile(r"  +")
 _SPACE_BEFORE_PUNCTUATION = re.compile(r" ([,.;:])")
 _LINK = re.compile(r"\[\[([^\[\]|\n]+)(?:\|([^\[\]\n]*))?\]\]([a-z]*)")
-_HEADING = re.compile(r"^=+.*=+\s*$")
-_SKIP_LINE = re.compile(r"^\s*(?:[|!{}]|__[A-Z]+__|\s*$)")
+# lines that are not prose: headings, table rows and other markup, magic words, blank lines
+_NOT_PROSE = re.compile(r"=+.*=+\s*$|\s*(?:[|!{}]|__[A-Z]+__|$)")
 _LIST = re.compile(r"^[*#:;]+\s*")
 _SPACES = re.compile(r"[ \t\u00a0]+")
 
@@ -341,9 +341,9 @@ def page_text(wikitext: str) -> tuple[str, list[int], list[int], list[str]]:
         wikitext = html.unescape(wikitext)
     lines = []
     for line in strip_markup(wikitext.replace("\u00a0", " ")).split("\n"):
-        if _HEADING.match(line) or _SKIP_LINE.match(line):
+        if _NOT_PROSE.match(line):
             continue
-        if line[:1] in "*#:;":  # (also true for an empty line, which _SKIP_LINE has dropped)
+        if line[:1] in "*#:;":  # (also true for an empty line, which _NOT_PROSE has dropped)
             line = _LIST.sub("", line)
         line = line.strip()
         if line:
