@@ -160,17 +160,18 @@ def write_dump(path: str | Path, target_bytes: int, pool: list[str], seed: int =
             pages.append((page_id, title, xml))
             xml_bytes += len(xml.encode())
             if len(pages) == 100:
-                _flush(out, pages, index, level)
+                write_stream(out, pages, index, level)
         if pages:
-            _flush(out, pages, index, level)
+            write_stream(out, pages, index, level)
         out.write(bz2.compress(b"</mediawiki>\n", level))
     index_path = path.with_name(path.name.replace(".xml.bz2", "-index.txt.bz2"))
     index_path.write_bytes(bz2.compress(("\n".join(index) + "\n").encode(), 9))
     return {"pages": page_id, "articles": articles, "xml_bytes": xml_bytes, "index": str(index_path)}
 
 
-def _flush(out, pages, index, level) -> None:
-    """One bzip2 stream of the buffered pages, and their index lines."""
+def write_stream(out, pages, index, level) -> None:
+    """One bzip2 stream of the buffered pages (``(page id, title, page XML)``), and their index lines;
+    empties ``pages``."""
     offset = out.tell()
     index.extend(f"{offset}:{pid}:{title}" for pid, title, _ in pages)
     out.write(bz2.compress("".join(xml for _, _, xml in pages).encode(), level))
