@@ -178,7 +178,7 @@ def test_a_dump_without_index_is_read_in_bounded_pieces(tmp_path):
     for dump in (plain, single, several):
         pieces = list(wp.iter_xml_pieces(dump, None, piece_bytes=20_000))
         assert len(pieces) >= 3 and max(len(text) for _, _, text in pieces) < 250_000
-        assert all(text.rstrip().endswith(("</page>", "</mediawiki>")) for _, _, text in pieces)
+        assert all(text.rstrip().endswith((b"</page>", b"</mediawiki>")) for _, _, text in pieces)
         assert sum(size for _, size, _ in pieces) == len(bz2.decompress(dump.read_bytes()) if dump.suffix == ".bz2"
                                                          else dump.read_bytes())
         assert sum(compressed for compressed, _, _ in pieces) == dump.stat().st_size
@@ -186,6 +186,16 @@ def test_a_dump_without_index_is_read_in_bounded_pieces(tmp_path):
     single.write_bytes(bz2.compress(xml.encode(), 1)[:-30])
     with pytest.raises(KnowprobeError, match=r"part.xml.bz2: corrupt or truncated archive"):
         list(wp.iter_xml_pieces(single, None, piece_bytes=20_000))
+
+
+def test_page_text_that_is_not_utf8_is_named_with_its_dump(tmp_path):
+    dump = tmp_path / "part.xml"
+    for latin1 in (b"caf\xe9 &amp; more", b"caf\xe9"):  # with entities (expat's way) and without
+        dump.write_bytes(("<mediawiki>\n" + page(1, "Mozart", "ok") + page(2, "Salzburg", "caf\x00")).encode()
+                         .replace(b"caf\x00", latin1) + b"</mediawiki>\n")
+        with pytest.raises(KnowprobeError, match=r"part.xml: page 2 \(Salzburg\): its text is not UTF-8"):
+            wp.extract_chunk(dump, None, tmp_path / "s.parquet", tmp_path / "r.parquet")
+        assert not (tmp_path / "s.parquet").exists()
 
 
 def test_bad_index_and_corrupt_stream_are_named(tmp_path):

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import bisect
 import bz2
-import codecs
 import functools
 import gc
 import html
@@ -66,57 +65,72 @@ _ID = re.compile(r"<id>(\d+)</id>")
 _REDIRECT = re.compile(r'<redirect\s+title="([^"]*)"')
 
 
-def _text_element(xml: str, start: int, end: int) -> int:
+def _text_element(xml: bytes, start: int, end: int) -> int:
     """Where ``<text`` (the element, not a longer name) opens in ``xml[start:end]``, or -1."""
-    while (at := xml.find("<text", start, end)) >= 0:
-        if xml[at + 5:at + 6] in (" ", ">", "/", "\t", "\n"):
+    while (at := xml.find(b"<text", start, end)) >= 0:
+        if xml[at + 5:at + 6] in (b" ", b">", b"/", b"\t", b"\n"):
             return at
         start = at + 5
     return -1
 
 
-def iter_pages(xml: str) -> Iterator[Page]:
-    """Pages of a piece of MediaWiki export XML that holds whole ``<page>`` elements.
+def iter_pages(xml: bytes | str) -> Iterator[Page]:
+    """Pages of a piece of MediaWiki export XML (UTF-8 bytes, or text) that holds whole
+    ``<page>`` elements.
 
-    Elements are found with ``str.find`` (the text is escaped, so ``</text>`` and ``</page>``
-    cannot occur inside it); the small header before ``<text`` is searched with regexes."""
+    Elements are found with ``bytes.find`` (the text is escaped, so ``</text>`` and ``</page>``
+    cannot occur inside it); the small header before ``<text`` is decoded and searched with
+    regexes. The page's text is decoded as its XML escaping is undone, in one pass (the piece is
+    never decoded as a whole: that, and encoding each text again for expat, cost 1.5 ms per MB)."""
+    if isinstance(xml, str):
+        xml = xml.encode("utf-8")
     position = 0
-    while (start := xml.find("<page>", position)) >= 0:
-        end = xml.find("</page>", start)
+    while (start := xml.find(b"<page>", position)) >= 0:
+        end = xml.find(b"</page>", start)
         if end < 0:
             return  # an unclosed page at the end of a piece: nothing to read
-        position = end + len("</page>")
+        position = end + len(b"</page>")
         text_at = _text_element(xml, start, end)
-        head = xml[start + len("<page>"):text_at if text_at >= 0 else end]
+        try:
+            head = xml[start + len(b"<page>"):text_at if text_at >= 0 else end].decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise KnowprobeError(f"a <page> whose header is not UTF-8 ({error.reason}) near "
+                                 f"{xml[start:start + 80]!r}") from None
         title, ns, page_id = _TITLE.search(head), _NS.search(head), _ID.search(head)
         if not (title and ns and page_id):
             raise KnowprobeError(f"a <page> without title, ns or id near {head[:80]!r}")
         redirect = _REDIRECT.search(head)
         text = ""
         if text_at >= 0:
-            close = xml.find(">", text_at, end)
-            if close > 0 and xml[close - 1] != "/":
-                stop = xml.find("</text>", close, end)
-                text = xml[close + 1:stop] if stop >= 0 else ""
+            close = xml.find(b">", text_at, end)
+            if close > 0 and xml[close - 1:close] != b"/":
+                stop = xml.find(b"</text>", close, end)
+                try:
+                    text = xml_unescape(xml[close + 1:stop]) if stop >= 0 else ""
+                except UnicodeDecodeError as error:
+                    raise KnowprobeError(f"page {page_id.group(1)} ({title.group(1)}): its text is not UTF-8 "
+                                         f"({error.reason} at byte {error.start})") from None
         yield Page(int(page_id.group(1)), xml_unescape(title.group(1)), int(ns.group(1)),
-                   xml_unescape(redirect.group(1)) if redirect else None, xml_unescape(text))
+                   xml_unescape(redirect.group(1)) if redirect else None, text)
 
 
-def xml_unescape(text: str) -> str:
-    """The export's XML escaping undone, one level (``&amp;lt;`` stays the wikitext ``&lt;``): by
-    expat, which decodes entities in C (1.7 times as fast as a Python pass on real articles); text
-    that is not well-formed XML character data (a bare ``&`` or ``<``) by a lenient Python pass."""
-    if "&" not in text:
-        return text
+def xml_unescape(text: bytes | str) -> str:
+    """The export's XML escaping undone, one level (``&amp;lt;`` stays the wikitext ``&lt;``), and
+    UTF-8 bytes decoded: by expat, which decodes entities in C (1.7 times as fast as a Python pass
+    on real articles); text that is not well-formed XML character data (a bare ``&`` or ``<``) by
+    a lenient Python pass."""
+    raw = isinstance(text, bytes)
+    if (b"&" if raw else "&") not in text:
+        return text.decode("utf-8") if raw else text
     pieces: list[str] = []
     parser = expat.ParserCreate("utf-8")
     parser.buffer_text = True
     parser.buffer_size = 1 << 20
     parser.CharacterDataHandler = pieces.append
     try:
-        parser.Parse("<t>" + text + "</t>", True)
+        parser.Parse(b"<t>" + text + b"</t>" if raw else "<t>" + text + "</t>", True)
     except expat.ExpatError:
-        return xml_unescape_lenient(text)
+        return xml_unescape_lenient(text.decode("utf-8") if raw else text)
     return "".join(pieces)
 
 
@@ -172,8 +186,8 @@ def _bunzip2(source):
 
 
 def iter_xml_pieces(dump: str | Path, ranges: list[tuple[int, int]] | None,
-                    piece_bytes: int = PIECE_BYTES) -> Iterator[tuple[int, int, str]]:
-    """``(compressed bytes, xml bytes, xml text)`` per stream of ``ranges``; when None, the whole
+                    piece_bytes: int = PIECE_BYTES) -> Iterator[tuple[int, int, bytes]]:
+    """``(compressed bytes, xml bytes, xml)`` per stream of ``ranges``; when None, the whole
     dump (plain XML, or bzip2 of one or more streams, as the split part files are) in pieces of
     about ``piece_bytes`` that end after a ``</page>``, so memory stays bounded."""
     dump = Path(dump)
@@ -188,31 +202,30 @@ def iter_xml_pieces(dump: str | Path, ranges: list[tuple[int, int]] | None,
                     data = stream.read()
             except Exception as error:  # rapidgzip raises plain exceptions (RuntimeError, ValueError)
                 raise KnowprobeError(f"{dump}: corrupt bzip2 stream at byte {start} ({error})") from None
-            yield end - start, len(data), data.decode("utf-8")
+            yield end - start, len(data), data
 
 
-def _iter_whole_dump(dump: Path, piece_bytes: int) -> Iterator[tuple[int, int, str]]:
+def _iter_whole_dump(dump: Path, piece_bytes: int) -> Iterator[tuple[int, int, bytes]]:
     size = dump.stat().st_size
     compressed = dump.suffix == ".bz2"
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    rest, xml_bytes, reported = "", 0, 0
+    rest, xml_bytes, reported = b"", 0, 0
     with (_bunzip2(str(dump)) if compressed else dump.open("rb")) as xml_file:
         while True:
             try:
                 data = xml_file.read(piece_bytes)
-                text = rest + decoder.decode(data, final=not data)
             except Exception as error:  # rapidgzip raises plain exceptions (RuntimeError, ValueError)
                 raise KnowprobeError(f"{dump}: corrupt or truncated archive ({error})") from None
             xml_bytes += len(data)
+            text = rest + data
             if not data:  # the end: what is left, and the compressed bytes not yet reported
                 if text or reported < size:
                     yield size - reported, xml_bytes, text
                 return
-            cut = text.rfind("</page>")
+            cut = text.rfind(b"</page>")
             if cut < 0:  # no whole page yet: read on
                 rest = text
                 continue
-            cut += len("</page>")
+            cut += len(b"</page>")
             # compressed bytes read so far (rapidgzip counts bits), for the progress bar
             position = min(xml_file.tell_compressed() // 8 if compressed else xml_file.tell(), size)
             yield position - reported, xml_bytes, text[:cut]
@@ -560,7 +573,7 @@ def extract_chunk(dump: str | Path, ranges: list[tuple[int, int]] | None, senten
         with progress(total=total, unit="B", unit_scale=True, desc="extract") as bar:
             for compressed, size, xml in iter_xml_pieces(dump, ranges):
                 counts["xml_bytes"] += size
-                for page in iter_pages(xml):
+                for page in pages_of(dump, xml):
                     if page.namespace not in namespaces:
                         counts["other_namespace"] += 1
                     elif page.redirect is not None:
@@ -581,6 +594,14 @@ def extract_chunk(dump: str | Path, ranges: list[tuple[int, int]] | None, senten
         redirects.close(ok)
     log.info("%s", ", ".join(f"{k} {v:,}" for k, v in counts.items()))
     return pd.DataFrame([{"what": k, "count": v} for k, v in counts.items()])
+
+
+def pages_of(dump: str | Path, xml: bytes) -> Iterator[Page]:
+    """``iter_pages`` with the dump named in its errors."""
+    try:
+        yield from iter_pages(xml)
+    except KnowprobeError as error:
+        raise KnowprobeError(f"{dump}: {error}") from None
 
 
 def read_redirects(paths: list[str | Path]) -> dict[str, str]:
