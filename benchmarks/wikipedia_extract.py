@@ -47,40 +47,43 @@ from knowprobe import distant, wikipedia  # noqa: E402
 FULL_WIKIPEDIA_ARTICLES = 6.9e6
 
 
-def make_dump(size_mb: int, directory: Path, pool: list[str]):
-    stem = f"synthetic-v{synthetic_wikipedia.VERSION}-{size_mb}MB"
+def cached_dump(directory: Path, stem: str, write) -> tuple[Path, dict]:
+    """A benchmark dump and what ``write(path)`` said of it (``<stem>.meta.json``), written
+    unless both are there from an earlier run."""
     path = directory / f"{stem}-pages-articles-multistream.xml.bz2"
     meta = directory / f"{stem}.meta.json"
-    if path.exists() and meta.exists():
-        return path, json.loads(meta.read_text())
-    start = time.perf_counter()
-    info = synthetic_wikipedia.write_dump(path, size_mb * 1_000_000, pool, seed=size_mb,
-                                          pairs=synthetic_wikipedia.fact_pairs(pool))
-    meta.write_text(json.dumps(info))
-    print(f"generated {path.name}: {info['pages']:,} pages, {info['xml_bytes'] / 1e6:.0f} MB of XML, "
-          f"{path.stat().st_size / 1e6:.0f} MB bz2, in {time.perf_counter() - start:.0f} s")
-    return path, info
+    if not (path.exists() and meta.exists()):
+        start = time.perf_counter()
+        info = write(path)
+        meta.write_text(json.dumps(info))
+        print(f"wrote {path.name}: {info['pages']:,} pages, {info['xml_bytes'] / 1e6:.0f} MB of XML, "
+              f"{path.stat().st_size / 1e6:.0f} MB bz2, in {time.perf_counter() - start:.0f} s")
+    return path, json.loads(meta.read_text())
+
+
+def make_dump(size_mb: int, directory: Path, pool: list[str]):
+    return cached_dump(directory, f"synthetic-v{synthetic_wikipedia.VERSION}-{size_mb}MB", lambda path: (
+        synthetic_wikipedia.write_dump(path, size_mb * 1_000_000, pool, seed=size_mb,
+                                       pairs=synthetic_wikipedia.fact_pairs(pool))))
 
 
 def make_real_dump(sample: Path, size_mb: int, directory: Path):
+    return cached_dump(directory, f"real-{sample.name.split('.')[0]}-{size_mb}MB",
+                       lambda path: write_repeated_dump(path, sample, size_mb))
+
+
+def write_repeated_dump(path: Path, sample: Path, size_mb: int) -> dict:
     """The real sample's pages repeated into a multistream dump of about ``size_mb`` of XML (100
     pages a stream, page ids renumbered, so every page is a distinct article to the extraction)."""
-    stem = f"real-{sample.name.split('.')[0]}-{size_mb}MB"
-    path = directory / f"{stem}-pages-articles-multistream.xml.bz2"
-    meta = directory / f"{stem}.meta.json"
-    if path.exists() and meta.exists():
-        return path, json.loads(meta.read_text())
-    start = time.perf_counter()
     xml = b"".join(text for _, _, text in wikipedia.iter_xml_pieces(sample, None)).decode("utf-8")
     pages = re.findall(r"[ \t]*<page>.*?</page>\n?", xml, re.S)
     if not pages:
         raise SystemExit(f"{sample}: no <page> elements")
     page_bytes = sum(len(page.encode()) for page in pages)
     repeats = max(1, round(size_mb * 1_000_000 / page_bytes))
-    header = '<mediawiki xml:lang="en">\n'
     index, buffered, page_id = [], [], 0
     with path.open("wb") as out:
-        out.write(bz2.compress(header.encode(), 9))
+        out.write(bz2.compress(b'<mediawiki xml:lang="en">\n', 9))
         for _ in range(repeats):
             for page in pages:
                 page_id += 1
@@ -93,11 +96,8 @@ def make_real_dump(sample: Path, size_mb: int, directory: Path):
         out.write(bz2.compress(b"</mediawiki>\n", 9))
     index_path = path.with_name(path.name.replace(".xml.bz2", "-index.txt.bz2"))
     index_path.write_bytes(bz2.compress(("\n".join(index) + "\n").encode(), 9))
-    info = {"pages": page_id, "sample_pages": len(pages), "repeats": repeats, "xml_bytes": page_bytes * repeats,
+    return {"pages": page_id, "sample_pages": len(pages), "repeats": repeats, "xml_bytes": page_bytes * repeats,
             "index": str(index_path)}
-    meta.write_text(json.dumps(info))
-    print(f"wrote {path.name}: the sample's {len(pages)} pages {repeats} times, in {time.perf_counter() - start:.0f} s")
-    return path, info
 
 
 def ranges_of(path: Path, index: str) -> list[tuple[int, int]]:
