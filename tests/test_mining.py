@@ -92,6 +92,41 @@ def test_mine_without_parser_is_middle_word_only_and_counts_drops():
     assert dropped == {"mid:only_stopwords": 1}
 
 
+class HandParser:
+    """A stand-in for a trained spaCy pipeline (none can be downloaded here): ``pipe`` gives the
+    hand-built parse of each known sentence, as ``nlp.pipe`` would."""
+
+    def __init__(self, parses):
+        self.parses = parses
+
+    def pipe(self, texts, batch_size):
+        for text in texts:
+            words, heads, deps = self.parses[text]
+            parsed = Doc(Vocab(), words=words, heads=heads, deps=deps, spaces=[True] * (len(words) - 1) + [False])
+            assert parsed.text == text  # spaces as in the sentence, so character offsets line up
+            yield parsed
+
+
+def test_mine_with_a_parser_maps_character_mentions_to_tokens():
+    capital = "The capital of France is Paris ."
+    born = "Wolfgang Amadeus Mozart was born in Salzburg in 1756 ."
+    parser = HandParser({
+        capital: (capital.split(), [1, 4, 1, 2, 4, 4, 4], ["det", "nsubj", "prep", "pobj", "ROOT", "attr", "punct"]),
+        born: (born.split(), [2, 2, 4, 4, 4, 4, 5, 4, 7, 4],
+               ["compound", "compound", "nsubjpass", "auxpass", "ROOT", "prep", "pobj", "prep", "pobj", "punct"]),
+    })
+    matches = pd.DataFrame([
+        # mentions as character offsets; "Mozart" alone (an alias) still reaches its token
+        {"relation": "P36", "text": capital, "sub_start": 15, "sub_end": 21, "obj_start": 25, "obj_end": 30},
+        {"relation": "P19", "text": born, "sub_start": 17, "sub_end": 23, "obj_start": 36, "obj_end": 44},
+    ])
+    candidates, dropped = mining.mine(matches, top=40, nlp=parser)
+    assert sorted(map(tuple, candidates[["relation", "template", "source"]].values)) == [
+        ("P19", "[X] was born in [Y]", "dep"), ("P19", "[X] was born in [Y] .", "mid"),
+        ("P36", "capital of [X] is [Y]", "dep")]
+    assert dropped == {"mid:only_stopwords": 1}  # "[X] is [Y] ."
+
+
 def test_missing_spacy_pipeline_says_how_to_install_it():
     with pytest.raises(KnowprobeError, match="python -m spacy download en_core_web_nonexistent"):
         mining.load_spacy("en_core_web_nonexistent")
