@@ -139,37 +139,51 @@ def write_dump(path: str | Path, target_bytes: int, pool: list[str], seed: int =
                pairs: list[tuple[str, str]] | None = None) -> dict:
     """A multistream dump of about ``target_bytes`` of XML (100 pages a stream) and its index;
     ``pairs`` (from ``fact_pairs``) are the related entities that sentences name."""
-    path = Path(path)
     rng = random.Random(seed)
     header = "<mediawiki xml:lang=\"en\">\n  <siteinfo><sitename>Wikipedia</sitename></siteinfo>\n"
-    index, xml_bytes, page_id, pages, articles = [], len(header), 0, [], 0
-    with path.open("wb") as out:
-        out.write(bz2.compress(header.encode(), level))
-        while xml_bytes < target_bytes:
-            page_id += 1
+    counts = {"pages": 0, "articles": 0, "xml_bytes": len(header)}
+
+    def pages():
+        while counts["xml_bytes"] < target_bytes:
+            counts["pages"] += 1
+            page_id = counts["pages"]
             title = rng.choice(pool) if rng.random() < 0.5 else f"{name(rng)} {page_id}"
             if rng.random() < 0.1:
                 body, redirect = f"#REDIRECT [[{rng.choice(pool)}]]", True
             else:
                 body, redirect = article(rng, title, pool, pairs), False
-                articles += 1
+                counts["articles"] += 1
             xml = (f"  <page>\n    <title>{escape(title)}</title>\n    <ns>0</ns>\n    <id>{page_id}</id>\n"
                    + (f"    <redirect title=\"{escape(body[12:-2])}\" />\n" if redirect else "")
                    + f"    <revision>\n      <id>{page_id}</id>\n      <text xml:space=\"preserve\">{escape(body)}"
                      f"</text>\n    </revision>\n  </page>\n")
-            pages.append((page_id, title, xml))
-            xml_bytes += len(xml.encode())
-            if len(pages) == 100:
-                write_stream(out, pages, index, level)
-        if pages:
-            write_stream(out, pages, index, level)
+            counts["xml_bytes"] += len(xml.encode())
+            yield page_id, title, xml
+
+    index = write_multistream(path, header, pages(), level)
+    return {**counts, "index": index}
+
+
+def write_multistream(path: str | Path, header: str, pages, level: int = 9) -> str:
+    """``pages`` (``(page id, title, page XML)`` in order) as a multistream dump: a header stream,
+    bzip2 streams of 100 pages, a footer stream, and the index beside it (whose path is returned)."""
+    path = Path(path)
+    index, buffered = [], []
+    with path.open("wb") as out:
+        out.write(bz2.compress(header.encode(), level))
+        for page in pages:
+            buffered.append(page)
+            if len(buffered) == 100:
+                _write_stream(out, buffered, index, level)
+        if buffered:
+            _write_stream(out, buffered, index, level)
         out.write(bz2.compress(b"</mediawiki>\n", level))
     index_path = path.with_name(path.name.replace(".xml.bz2", "-index.txt.bz2"))
     index_path.write_bytes(bz2.compress(("\n".join(index) + "\n").encode(), 9))
-    return {"pages": page_id, "articles": articles, "xml_bytes": xml_bytes, "index": str(index_path)}
+    return str(index_path)
 
 
-def write_stream(out, pages, index, level) -> None:
+def _write_stream(out, pages, index, level) -> None:
     """One bzip2 stream of the buffered pages (``(page id, title, page XML)``), and their index lines;
     empties ``pages``."""
     offset = out.tell()

@@ -81,23 +81,15 @@ def write_repeated_dump(path: Path, sample: Path, size_mb: int) -> dict:
         raise SystemExit(f"{sample}: no <page> elements")
     page_bytes = sum(len(page.encode()) for page in pages)
     repeats = max(1, round(size_mb * 1_000_000 / page_bytes))
-    index, buffered, page_id = [], [], 0
-    with path.open("wb") as out:
-        out.write(bz2.compress(b'<mediawiki xml:lang="en">\n', 9))
-        for _ in range(repeats):
-            for page in pages:
-                page_id += 1
-                page = re.sub(r"<id>\d+</id>", f"<id>{page_id}</id>", page, count=1)  # the page's id, before the revision's
-                buffered.append((page_id, re.search(r"<title>(.*?)</title>", page).group(1), page))
-                if len(buffered) == 100:
-                    synthetic_wikipedia.write_stream(out, buffered, index, 9)
-        if buffered:
-            synthetic_wikipedia.write_stream(out, buffered, index, 9)
-        out.write(bz2.compress(b"</mediawiki>\n", 9))
-    index_path = path.with_name(path.name.replace(".xml.bz2", "-index.txt.bz2"))
-    index_path.write_bytes(bz2.compress(("\n".join(index) + "\n").encode(), 9))
-    return {"pages": page_id, "sample_pages": len(pages), "repeats": repeats, "xml_bytes": page_bytes * repeats,
-            "index": str(index_path)}
+
+    def renumbered():
+        for page_id, page in enumerate((page for _ in range(repeats) for page in pages), start=1):
+            page = re.sub(r"<id>\d+</id>", f"<id>{page_id}</id>", page, count=1)  # the page's id, before the revision's
+            yield page_id, re.search(r"<title>(.*?)</title>", page).group(1), page
+
+    index = synthetic_wikipedia.write_multistream(path, '<mediawiki xml:lang="en">\n', renumbered())
+    return {"pages": len(pages) * repeats, "sample_pages": len(pages), "repeats": repeats,
+            "xml_bytes": page_bytes * repeats, "index": index}
 
 
 def ranges_of(path: Path, index: str) -> list[tuple[int, int]]:
