@@ -177,5 +177,5 @@ def test_name_hits_sit_on_word_boundaries_in_any_script():
     rows, _, _, _ = matcher.hits(pa.array(["", ""]))
     assert len(rows) == 0
     data, _ = distant.utf8_buffer(pa.array(["aé1", "—x"]))
-    assert distant.alnum_starting_at(data, np.array([0, 1, 3, 4, 7])).tolist() == [True, True, True, False, True]
-    assert distant.alnum_ending_at(data, np.array([0, 2, 3, 6, 7])).tolist() == [True, True, True, False, True]
+    assert distant.alnum_at(data, np.array([0, 1, 3, 4, 7]), ending=False).tolist() == [True, True, True, False, True]
+    assert distant.alnum_at(data, np.array([0, 2, 3, 6, 7]), ending=True).tolist() == [True, True, True, False, True]

@@ -52,7 +52,6 @@ class NameMatcher:
         # each name's owners, as rows of a small table the hits index into by the name's number
         self.owners = pd.DataFrame([(number, qid, how) for number, (_, owners) in enumerate(ordered)
                                     for qid, how in sorted(owners)], columns=["name", "qid", "how"])
-        self.size = len(names)
         # the names as UTF-8 bytes: the automaton runs over the bytes of an Arrow text column as
         # they lie in memory (three times as fast as over a Python string, and no string is made)
         self.automaton = ahocorasick_rs.BytesAhoCorasick([name.encode() for name, _ in ordered]) if names else None
@@ -75,8 +74,8 @@ class NameMatcher:
         inside = ends <= last
         before = np.flatnonzero(inside & (starts > first))
         after = np.flatnonzero(inside & (ends < last))
-        inside[before[alnum_ending_at(data, starts[before] - 1)]] = False
-        inside[after[alnum_starting_at(data, ends[after])]] = False
+        inside[before[alnum_at(data, starts[before] - 1, ending=True)]] = False
+        inside[after[alnum_at(data, ends[after], ending=False)]] = False
         rows, starts, ends, names = rows[inside], starts[inside], ends[inside], names[inside]
         if data.max(initial=0) >= 0x80:  # byte offsets to character offsets: less the continuation bytes before
             continuation = np.flatnonzero((data & 0xC0) == 0x80)
@@ -106,22 +105,16 @@ def utf8_buffer(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 _ASCII_ALNUM = np.array([chr(code).isalnum() for code in range(128)] + [False] * 128)
 
 
-def alnum_starting_at(data: np.ndarray, positions: np.ndarray) -> np.ndarray:
-    """Whether the character whose UTF-8 encoding starts at each byte position is a letter or
-    digit: a table for ASCII, a decode for the (rare) others."""
+def alnum_at(data: np.ndarray, positions: np.ndarray, ending: bool) -> np.ndarray:
+    """Whether the character whose UTF-8 encoding starts (or, ``ending``, ends) at each byte
+    position is a letter or digit: a table for ASCII, a decode for the (rare) others."""
     result = _ASCII_ALNUM[data[positions]]
     for i in np.flatnonzero(data[positions] >= 0x80).tolist():
         at = int(positions[i])
-        result[i] = bytes(data[at:at + 4]).decode("utf-8", "ignore")[:1].isalnum()
-    return result
-
-
-def alnum_ending_at(data: np.ndarray, positions: np.ndarray) -> np.ndarray:
-    """Whether the character whose UTF-8 encoding ends at each byte position is a letter or digit."""
-    result = _ASCII_ALNUM[data[positions]]
-    for i in np.flatnonzero(data[positions] >= 0x80).tolist():
-        at = int(positions[i])
-        result[i] = bytes(data[max(at - 3, 0):at + 1]).decode("utf-8", "ignore")[-1:].isalnum()
+        if ending:  # the character's last byte: its lead byte is at most three before
+            result[i] = bytes(data[max(at - 3, 0):at + 1]).decode("utf-8", "ignore")[-1:].isalnum()
+        else:
+            result[i] = bytes(data[at:at + 4]).decode("utf-8", "ignore")[:1].isalnum()
     return result
 
 
@@ -181,22 +174,19 @@ def match_sentences(sentences, facts: pd.DataFrame, entities: pd.DataFrame, redi
                     batch_rows: int = 100_000) -> pd.DataFrame:
     """Every (fact, sentence) where the sentence mentions the fact's subject and object (``MATCH_COLUMNS``).
 
-    ``sentences``: a DataFrame, an Arrow table, a Parquet file (``pq.ParquetFile``) or an iterable
-    of record batches with the sentence columns; it is processed ``batch_rows`` at a time, so
-    memory stays flat."""
+    ``sentences``: a DataFrame, an Arrow table or a Parquet file (``pq.ParquetFile``) with the
+    sentence columns; it is processed ``batch_rows`` at a time, so memory stays flat."""
     facts = facts[["relation", "sub_uri", "obj_uri"]].drop_duplicates()
     qids = set(facts["sub_uri"]) | set(facts["obj_uri"])
     matcher = NameMatcher(entities, qids)
     # only the entities of the facts can be part of a match
     title_to_qid = {t: q for t, q in zip(entities["enwiki"], entities["qid"]) if isinstance(t, str) and q in qids}
-    if isinstance(sentences, pd.DataFrame):
-        sentences = pa.Table.from_pandas(sentences, preserve_index=False)
-    if isinstance(sentences, pa.Table):
-        batches = sentences.to_batches(max_chunksize=batch_rows)
-    elif isinstance(sentences, pq.ParquetFile):
+    if isinstance(sentences, pq.ParquetFile):
         batches = sentences.iter_batches(batch_size=batch_rows)
     else:
-        batches = sentences
+        if isinstance(sentences, pd.DataFrame):
+            sentences = pa.Table.from_pandas(sentences, preserve_index=False)
+        batches = sentences.to_batches(max_chunksize=batch_rows)
     parts, first_row = [], 0
     for batch in batches:
         links = _link_mentions(batch, title_to_qid, redirects)
