@@ -5,7 +5,7 @@
 #   snakemake --profile profiles/slurm                       the same on a SLURM cluster
 #
 # Each stage has its own rule file under workflow/rules and its own module under
-# workflow/knowprobe; rules declare their modules as inputs, so editing a stage's code or
+# workflow/scripts/knowprobe; rules declare their modules as inputs, so editing a stage's code or
 # its config section reruns that stage and what depends on it, nothing upstream.
 
 from snakemake.utils import min_version

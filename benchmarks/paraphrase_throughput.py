@@ -30,7 +30,7 @@ from pathlib import Path
 import pandas as pd
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow" / "scripts"))
 
 from knowprobe.paraphrase import HFTranslator, ParaphraseSettings, round_trip  # noqa: E402
 

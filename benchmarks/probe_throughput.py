@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow" / "scripts"))
 
 from knowprobe.probe import MaskedLMScorer, ProbeSettings, resolve_dtype  # noqa: E402
 from knowprobe.prompts import fill_template  # noqa: E402

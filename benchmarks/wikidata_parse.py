@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "workflow"))
+sys.path.insert(0, str(HERE.parent / "workflow" / "scripts"))
 sys.path.insert(0, str(HERE))
 
 import synthetic_wikidata  # noqa: E402
@@ -102,7 +102,7 @@ def knowprobe_parse(path: Path, index: Path, size: int, out: Path) -> None:
 
 def peak_memory_mb(path: Path, index: Path, size: int, out: Path) -> float:
     """Peak RSS of a fresh process that parses the whole dump as one chunk."""
-    code = (f"import sys; sys.path[:0] = [{str(HERE.parent / 'workflow')!r}]; from knowprobe import wikidata; "
+    code = (f"import sys; sys.path[:0] = [{str(HERE.parent / 'workflow' / 'scripts')!r}]; from knowprobe import wikidata; "
             f"wikidata.parse_chunk({str(path)!r}, {str(index)!r}, {size}, 0, 1, {PROPERTIES!r}, "
             f"{str(out / 'm-entities.parquet')!r}, {str(out / 'm-claims.parquet')!r}); "
             f"import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")

@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "workflow"))
+sys.path.insert(0, str(HERE.parent / "workflow" / "scripts"))
 sys.path.insert(0, str(HERE))
 
 import pandas as pd  # noqa: E402

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGE = ROOT / "workflow" / "knowprobe"
+PACKAGE = ROOT / "workflow" / "scripts" / "knowprobe"
 RULE = re.compile(r"^rule (\w+):\n((?:[ \t]+.*\n|[ \t]*\n)*)", re.M)
 # conda-forge names that differ from the distribution's name on PyPI
 CONDA_NAMES = {"pytorch": "torch"}

@@ -179,7 +179,7 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
 
     assert executed_rules(snakemake(project, *DEMO)) == set(), "a finished run should have nothing to do"
 
-    with open(project / "workflow/knowprobe/metrics.py", "a") as handle:
+    with open(project / "workflow/scripts/knowprobe/metrics.py", "a") as handle:
         handle.write("\n# an edit of the metrics stage\n")
     ran = executed_rules(snakemake(project, *DEMO))
     # Mine+Para's seeds are chosen by T-REx-train P@1, so that set is paraphrased and probed again;
@@ -188,7 +188,7 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
                    "probe"}
     assert probe_output.stat().st_mtime_ns == before
 
-    with open(project / "workflow/knowprobe/probe.py", "a") as handle:
+    with open(project / "workflow/scripts/knowprobe/probe.py", "a") as handle:
         handle.write("\n# an edit of the probing stage\n")
     ran = executed_rules(snakemake(project, *DEMO))
     # Mine+Para's seeds are chosen by probing the mined prompts on T-REx-train
@@ -200,11 +200,11 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
     # nor the fact filter, nor the Wikipedia extraction
     downstream = {"trex_train", "trex_train_stats", "distant_supervision", "mine_prompts", "mine_man_prompts",
                   "probe", "evaluate", "filter_facts", "select_paraphrase_seeds", "paraphrase", "paraphrase_stats"}
-    with open(project / "workflow/knowprobe/wikidata.py", "a") as handle:
+    with open(project / "workflow/scripts/knowprobe/wikidata.py", "a") as handle:
         handle.write("\n# an edit of the Wikidata stage\n")
     planned = executed_rules(snakemake(project, "-n", *DEMO))
     assert planned == {"wikidata_index", "wikidata_chunk", "wikidata_gather"} | downstream
-    with open(project / "workflow/knowprobe/mining.py", "a") as handle:
+    with open(project / "workflow/scripts/knowprobe/mining.py", "a") as handle:
         handle.write("\n# an edit of the mining stage\n")
     manual_probe = project / "results/probe/tiny-demo-bert/manual/trex.parquet"
     manual_before = manual_probe.stat().st_mtime_ns
@@ -222,7 +222,7 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
 
     # the paraphrase stage (and the demo translators, which share its stand-in code): both
     # paraphrase sets and their probes, nothing of mining or the manual baseline
-    module = project / "workflow/knowprobe/paraphrase.py"
+    module = project / "workflow/scripts/knowprobe/paraphrase.py"
     original, stamp = module.read_text(), module.stat()
     module.write_text(original + "\n# an edit of the paraphrase stage\n")
     paraphrase_jobs = {"train_demo_translator", "select_paraphrase_seeds", "paraphrase", "paraphrase_stats",

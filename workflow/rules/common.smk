@@ -12,7 +12,7 @@ from snakemake.utils import validate
 
 validate(config, schema="../schemas/config.schema.yaml")
 
-PACKAGE = Path(workflow.basedir) / "workflow" / "knowprobe"
+PACKAGE = Path(workflow.basedir) / "workflow" / "scripts" / "knowprobe"
 MODELS = list(config["models"])
 DATASETS = config["datasets"]
 PROMPT_SETS = config["prompt_sets"]

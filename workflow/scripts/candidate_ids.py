@@ -1,9 +1,4 @@
 """Rule candidate_ids: a model's candidate token ids (word, token_id)."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
-
 from knowprobe import vocab
 from knowprobe.io import rule_logging, write_parquet
 from knowprobe.models import load_tokenizer

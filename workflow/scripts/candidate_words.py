@@ -1,9 +1,4 @@
 """Rule candidate_words: the candidate word list (LAMA's common vocabulary, or its intersection over models)."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
-
 from knowprobe import vocab
 from knowprobe.io import rule_logging, write_text
 from knowprobe.models import load_tokenizer

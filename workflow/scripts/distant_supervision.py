@@ -1,9 +1,4 @@
 """Rule distant_supervision: sentences of one chunk that mention a T-REx-train subject and its object."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
-
 import pyarrow.parquet as pq
 
 from knowprobe import distant, wikipedia

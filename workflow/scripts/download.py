@@ -1,9 +1,4 @@
 """Rule download_lama / download_common_vocab: fetch a URL (resumable) or copy a local file."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
-
 from knowprobe.download import fetch
 from knowprobe.io import rule_logging
 

@@ -1,10 +1,5 @@
 """Rules download_wikidata, download_wikipedia: dated dump files (resumable), verified against
 the checksum list Wikimedia publishes beside them."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
-
 from knowprobe.download import download, fetch_text, verify_checksum
 from knowprobe.io import rule_logging
 

@@ -1,9 +1,4 @@
 """Rule download_model: a hub model's weights and tokenizer -> resources/models/NAME."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
-
 from knowprobe.io import rule_logging
 from knowprobe.models import download_hub_model
 

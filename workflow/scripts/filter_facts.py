@@ -1,9 +1,4 @@
 """Rule filter_facts: LAMA's filter for one model; kept facts and per-relation drop counts."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
-
 from knowprobe import vocab
 from knowprobe.io import read_parquet, rule_logging, write_csv, write_parquet
 from knowprobe.models import load_tokenizer

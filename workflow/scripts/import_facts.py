@@ -1,8 +1,5 @@
 """Rule import_facts: LAMA T-REx or Google-RE files -> results/facts/DATASET.parquet."""
-import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
 
 from knowprobe import lama
 from knowprobe.io import rule_logging, write_parquet

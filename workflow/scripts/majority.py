@@ -1,9 +1,4 @@
 """Rule majority: the Majority baseline (each relation's most frequent object), per relation."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
-
 from knowprobe import metrics
 from knowprobe.io import read_parquet, rule_logging, write_parquet
 

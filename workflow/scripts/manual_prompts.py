@@ -1,8 +1,5 @@
 """Rule manual_prompts: LAMA's templates (relations.jsonl) and Google-RE's -> the "manual" prompt set."""
-import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
 
 from knowprobe import lama
 from knowprobe.io import rule_logging, write_parquet

@@ -1,9 +1,4 @@
 """Rule mine_man_prompts: the Mine+Man prompt set, mined prompts and LAMA's manual ones."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
-
 import pandas as pd
 
 from knowprobe.io import read_parquet, rule_logging, write_parquet

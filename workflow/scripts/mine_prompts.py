@@ -1,9 +1,4 @@
 """Rule mine_prompts: middle-word and dependency-path prompts, filtered, ranked, T per relation."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
-
 import pandas as pd
 
 from knowprobe import mining

@@ -1,9 +1,4 @@
 """Rule paraphrase: round-trip translation of seed prompts into a paraphrase prompt set."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
-
 import torch
 
 from knowprobe import paraphrase

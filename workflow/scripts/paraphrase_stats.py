@@ -1,9 +1,4 @@
 """Rule paraphrase_stats: how many round-trip candidates each paraphrase set kept, and why the others were lost."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
-
 import pandas as pd
 
 from knowprobe.io import rule_logging, write_csv

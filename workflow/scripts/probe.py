@@ -1,9 +1,4 @@
 """Rule probe: log-probs of the candidates for every (fact, prompt) of one model, prompt set and dataset."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
-
 import torch
 
 from knowprobe import probe

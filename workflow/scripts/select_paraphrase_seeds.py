@@ -1,9 +1,4 @@
 """Rule select_paraphrase_seeds: each relation's mined prompt with the best T-REx-train P@1 (Mine+Para's seeds)."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
-
 from knowprobe import paraphrase
 from knowprobe.io import read_parquet, rule_logging, write_parquet
 

@@ -1,9 +1,4 @@
 """Rule tables: the manual-prompt baseline (Markdown, CSV, LaTeX), per-relation results and drop counts."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
-
 import itertools
 
 import pandas as pd

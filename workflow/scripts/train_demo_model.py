@@ -1,9 +1,4 @@
 """Rule train_demo_model: the demo's tiny masked LM, trained offline from the benchmark facts."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
-
 import pandas as pd
 
 from knowprobe import demo_model

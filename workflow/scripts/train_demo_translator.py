@@ -1,9 +1,4 @@
 """Rule train_demo_translator: a tiny denoising copy model standing in for a translation model offline."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
-
 from knowprobe import demo_model, demo_translator, paraphrase
 from knowprobe.io import read_parquet, rule_logging
 

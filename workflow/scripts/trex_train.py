@@ -1,9 +1,4 @@
 """Rule trex_train: T-REx-train facts, built from Wikidata claims or read from LPAQA's release."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
-
 import pandas as pd
 
 from knowprobe import trex_train

@@ -1,9 +1,4 @@
 """Rule trex_train_stats: LPAQA's Table 1 statistics of T-REx-train, beside LPAQA's own."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
-
 from knowprobe import trex_train
 from knowprobe.io import read_parquet, rule_logging, write_csv, write_text
 from knowprobe.tables import to_markdown

@@ -1,9 +1,4 @@
 """Rule unpack_lama: LAMA's data.zip -> resources/lama/data (relations.jsonl, TREx/, Google_RE/)."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
-
 from knowprobe.download import unpack_lama
 from knowprobe.io import rule_logging
 

@@ -1,9 +1,4 @@
 """Rule unpack_lpaqa_trex_train: LPAQA's TREx_train.tar.gz -> a directory of P*.jsonl."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
-
 from knowprobe.download import unpack_lpaqa_trex_train
 from knowprobe.io import rule_logging
 

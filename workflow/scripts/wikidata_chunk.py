@@ -1,10 +1,6 @@
 """Rule wikidata_chunk: parse one chunk of the dump into entities, claims and a rejects table."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
-
 import json
+from pathlib import Path
 
 from knowprobe import wikidata
 from knowprobe.io import rule_logging, write_csv

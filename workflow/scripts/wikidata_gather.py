@@ -1,9 +1,4 @@
 """Rule wikidata_gather: concatenate the chunk parts into entities, claims and one rejects table."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
-
 import pandas as pd
 
 from knowprobe import wikidata

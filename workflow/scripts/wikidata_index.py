@@ -1,9 +1,4 @@
 """Rule wikidata_index: one pass over the dump: its uncompressed size and a seek index for the chunk jobs."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
-
 import json
 
 from knowprobe import wikidata

@@ -1,10 +1,6 @@
 """Rule wikipedia_extract: sentences with link spans, and redirects, of one chunk of the dump."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
-
 import json
+from pathlib import Path
 
 from knowprobe import wikipedia
 from knowprobe.io import rule_logging, write_csv

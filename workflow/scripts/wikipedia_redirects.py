@@ -1,9 +1,4 @@
 """Rule wikipedia_redirects: all redirects in one table, and the extraction counts of all chunks."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
-
 import pandas as pd
 
 from knowprobe import wikipedia

@@ -1,10 +1,6 @@
 """Rule wikipedia_streams: the byte ranges of whole bzip2 streams that make up each extraction chunk."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # the knowprobe package beside this script
-
 import json
+from pathlib import Path
 
 from knowprobe import wikipedia
 from knowprobe.io import rule_logging, write_text
