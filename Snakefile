@@ -81,6 +81,6 @@ localrules:
 
 
 rule all:
+    default_target: True
     input:
         final_outputs(),
-    default_target: True

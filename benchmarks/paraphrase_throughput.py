@@ -34,9 +34,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow" / "scrip
 
 from knowprobe.paraphrase import HFTranslator, ParaphraseSettings, round_trip  # noqa: E402
 
-TEMPLATES = ["[X] was born in [Y] .", "The capital of [X] is [Y] .", "[X] is a member of the [Y] political party .",
-             "The native language of [X] is [Y] .", "[X] is developed by [Y] .", "[X] plays in [Y] position .",
-             "[X] shares border with [Y] .", "[X] is affiliated with the [Y] religion ."]
+TEMPLATES = [
+    "[X] was born in [Y] .",
+    "The capital of [X] is [Y] .",
+    "[X] is a member of the [Y] political party .",
+    "The native language of [X] is [Y] .",
+    "[X] is developed by [Y] .",
+    "[X] plays in [Y] position .",
+    "[X] shares border with [Y] .",
+    "[X] is affiliated with the [Y] religion .",
+]
 SIZES = {
     "tiny": dict(d_model=64, layers=2, heads=4, ffn=256, vocab=2000),
     "wmt19-sized": dict(d_model=1024, layers=6, heads=16, ffn=8192, vocab=42024),
@@ -56,15 +63,31 @@ def build(path: Path, d_model: int, layers: int, heads: int, ffn: int, vocab: in
     for name in ("vocab-src.json", "vocab-tgt.json"):
         (path / name).write_text(json.dumps(entries))
     (path / "merges.txt").write_text("")
-    tokenizer = FSMTTokenizer(langs=["en", "de"], src_vocab_file=str(path / "vocab-src.json"),
-                              tgt_vocab_file=str(path / "vocab-tgt.json"), merges_file=str(path / "merges.txt"))
+    tokenizer = FSMTTokenizer(
+        langs=["en", "de"],
+        src_vocab_file=str(path / "vocab-src.json"),
+        tgt_vocab_file=str(path / "vocab-tgt.json"),
+        merges_file=str(path / "merges.txt"),
+    )
     assert tokenizer.src_vocab_size == vocab
     torch.manual_seed(0)
-    config = FSMTConfig(langs=["en", "de"], src_vocab_size=vocab, tgt_vocab_size=vocab, d_model=d_model,
-                        encoder_layers=layers, decoder_layers=layers, encoder_attention_heads=heads,
-                        decoder_attention_heads=heads, encoder_ffn_dim=ffn, decoder_ffn_dim=ffn,
-                        max_position_embeddings=1024, pad_token_id=1, eos_token_id=2, bos_token_id=0,
-                        decoder_start_token_id=2)
+    config = FSMTConfig(
+        langs=["en", "de"],
+        src_vocab_size=vocab,
+        tgt_vocab_size=vocab,
+        d_model=d_model,
+        encoder_layers=layers,
+        decoder_layers=layers,
+        encoder_attention_heads=heads,
+        decoder_attention_heads=heads,
+        encoder_ffn_dim=ffn,
+        decoder_ffn_dim=ffn,
+        max_position_embeddings=1024,
+        pad_token_id=1,
+        eos_token_id=2,
+        bos_token_id=0,
+        decoder_start_token_id=2,
+    )
     FSMTForConditionalGeneration(config).save_pretrained(path)
     tokenizer.save_pretrained(path)
     return path
@@ -89,8 +112,12 @@ def main():
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "paraphrase_throughput.json"))
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    seeds = pd.DataFrame({"relation": [f"P{i}" for i in range(args.seeds)],
-                          "template": [TEMPLATES[i % len(TEMPLATES)] for i in range(args.seeds)]})
+    seeds = pd.DataFrame(
+        {
+            "relation": [f"P{i}" for i in range(args.seeds)],
+            "template": [TEMPLATES[i % len(TEMPLATES)] for i in range(args.seeds)],
+        }
+    )
     results = []
     for size in args.sizes:
         with tempfile.TemporaryDirectory() as tmp:
@@ -103,19 +130,33 @@ def main():
             baseline, baseline_s = timed(seeds, translator, ParaphraseSettings(**common, batch_size=1))
         same = engine["english"].tolist() == baseline["english"].tolist()
         row = {
-            "model": size, "parameters": parameters, "device": args.device, "dtype": args.dtype,
-            "threads": args.threads, "beams": args.beams, "new_tokens": args.new_tokens, "seeds": args.seeds,
-            "candidates": len(engine), "engine_seeds_per_s": args.seeds / engine_s,
-            "baseline_seeds_per_s": args.seeds / baseline_s, "ratio": baseline_s / engine_s,
-            "same_candidates": same, "projected_82_seeds_s": 82 * engine_s / args.seeds,
+            "model": size,
+            "parameters": parameters,
+            "device": args.device,
+            "dtype": args.dtype,
+            "threads": args.threads,
+            "beams": args.beams,
+            "new_tokens": args.new_tokens,
+            "seeds": args.seeds,
+            "candidates": len(engine),
+            "engine_seeds_per_s": args.seeds / engine_s,
+            "baseline_seeds_per_s": args.seeds / baseline_s,
+            "ratio": baseline_s / engine_s,
+            "same_candidates": same,
+            "projected_82_seeds_s": 82 * engine_s / args.seeds,
         }
         results.append(row)
-        print(f"{size:12s} {parameters / 1e6:7.1f} M params  engine {row['engine_seeds_per_s']:7.3f} seeds/s  "
-              f"one-at-a-time {row['baseline_seeds_per_s']:7.3f} seeds/s  ratio {row['ratio']:.2f}x  "
-              f"same candidates: {same}  82 seeds: {row['projected_82_seeds_s']:.0f} s", flush=True)
+        print(
+            f"{size:12s} {parameters / 1e6:7.1f} M params  engine {row['engine_seeds_per_s']:7.3f} seeds/s  "
+            f"one-at-a-time {row['baseline_seeds_per_s']:7.3f} seeds/s  ratio {row['ratio']:.2f}x  "
+            f"same candidates: {same}  82 seeds: {row['projected_82_seeds_s']:.0f} s",
+            flush=True,
+        )
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps({"machine": platform.platform(), "processor": platform.processor(),
-                                          "results": results}, indent=2) + "\n")
+    Path(args.out).write_text(
+        json.dumps({"machine": platform.platform(), "processor": platform.processor(), "results": results}, indent=2)
+        + "\n"
+    )
 
 
 if __name__ == "__main__":

@@ -28,8 +28,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow" / "scrip
 from knowprobe.probe import MaskedLMScorer, ProbeSettings, resolve_dtype  # noqa: E402
 from knowprobe.prompts import fill_template  # noqa: E402
 
-TEMPLATES = ["[X] was born in [Y] .", "The capital of [X] is [Y] .", "[X] is a member of the [Y] political party .",
-             "The native language of [X] is [Y] .", "[X] is developed by [Y] .", "[X] plays in [Y] position ."]
+TEMPLATES = [
+    "[X] was born in [Y] .",
+    "The capital of [X] is [Y] .",
+    "[X] is a member of the [Y] political party .",
+    "The native language of [X] is [Y] .",
+    "[X] is developed by [Y] .",
+    "[X] plays in [Y] position .",
+]
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 
 
@@ -43,8 +49,13 @@ def build(vocab_size: int, layers: int, hidden: int, seed: int = 0):
     tokenizer = BertTokenizerFast(vocab={w: i for i, w in enumerate(words)}, do_lower_case=False)
     assert len(tokenizer) == vocab_size
     torch.manual_seed(seed)
-    config = BertConfig(vocab_size=vocab_size, hidden_size=hidden, num_hidden_layers=layers,
-                        num_attention_heads=hidden // 64, intermediate_size=4 * hidden)
+    config = BertConfig(
+        vocab_size=vocab_size,
+        hidden_size=hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=hidden // 64,
+        intermediate_size=4 * hidden,
+    )
     return BertForMaskedLM(config).eval(), tokenizer
 
 
@@ -52,7 +63,9 @@ def workload(tokenizer, pairs: int, candidates: int, seed: int = 0):
     """LAMA-like pairs: subjects of 1-5 words (most 2), objects among the candidates."""
     rng = np.random.default_rng(seed)
     pool = [f"w{i}" for i in range(len(tokenizer) - len(SPECIALS) - 50)]
-    candidate_ids = np.array(sorted(rng.choice(len(pool), size=candidates, replace=False))) + (len(tokenizer) - len(pool))
+    candidate_ids = np.array(sorted(rng.choice(len(pool), size=candidates, replace=False))) + (
+        len(tokenizer) - len(pool)
+    )
     texts, gold = [], []
     for _ in range(pairs):
         n_words = int(np.clip(rng.poisson(2.0), 1, 5))
@@ -68,11 +81,13 @@ def reference(model, tokenizer, texts, gold, candidate_ids, device, batch_size=3
     candidates = torch.as_tensor(candidate_ids, device=device)
     predictions, ranks = [], []
     for start in range(0, len(texts), batch_size):
-        batch = tokenizer(texts[start:start + batch_size], padding=True, return_tensors="pt").to(device)
+        batch = tokenizer(texts[start : start + batch_size], padding=True, return_tensors="pt").to(device)
         logprobs = torch.log_softmax(model(**batch).logits.float(), dim=-1)  # [batch, length, vocab]
         rows, cols = (batch["input_ids"] == tokenizer.mask_token_id).nonzero(as_tuple=True)
         at_mask = logprobs[rows, cols][:, candidates]
-        gold_lp = logprobs[rows, cols].gather(1, torch.as_tensor(gold[start:start + batch_size], device=device)[:, None])
+        gold_lp = logprobs[rows, cols].gather(
+            1, torch.as_tensor(gold[start : start + batch_size], device=device)[:, None]
+        )
         predictions.append(candidates[at_mask.argmax(dim=1)].cpu())
         ranks.append((at_mask > gold_lp).sum(dim=1).cpu())
     return torch.cat(predictions).numpy(), torch.cat(ranks).numpy()
@@ -94,7 +109,9 @@ def timed(function, repeats: int):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--device", default="cpu")
-    parser.add_argument("--pairs", type=int, default=None, help="(fact, prompt) pairs; default 1024 on CPU, 20000 on GPU")
+    parser.add_argument(
+        "--pairs", type=int, default=None, help="(fact, prompt) pairs; default 1024 on CPU, 20000 on GPU"
+    )
     parser.add_argument("--vocab-size", type=int, default=28996, help="bert-base-cased's vocabulary size")
     parser.add_argument("--layers", type=int, default=12)
     parser.add_argument("--hidden", type=int, default=768)
@@ -111,13 +128,16 @@ def main() -> None:
     model, tokenizer = build(args.vocab_size, args.layers, args.hidden)
     texts, gold, candidate_ids = workload(tokenizer, pairs, args.candidates)
     lengths = [len(ids) for ids in tokenizer(texts)["input_ids"]]
-    print(f"model: BERT {args.layers} layers, hidden {args.hidden}, vocabulary {args.vocab_size}; "
-          f"{pairs} pairs, {args.candidates} candidates, prompt length {min(lengths)}-{max(lengths)} "
-          f"(mean {np.mean(lengths):.1f}); device {device}, {torch.get_num_threads()} CPU threads")
+    print(
+        f"model: BERT {args.layers} layers, hidden {args.hidden}, vocabulary {args.vocab_size}; "
+        f"{pairs} pairs, {args.candidates} candidates, prompt length {min(lengths)}-{max(lengths)} "
+        f"(mean {np.mean(lengths):.1f}); device {device}, {torch.get_num_threads()} CPU threads"
+    )
 
     model_fp32 = model.to(device)
-    ref_time, (ref_pred, ref_rank) = timed(lambda: reference(model_fp32, tokenizer, texts, gold, candidate_ids, device),
-                                           args.repeats)
+    ref_time, (ref_pred, ref_rank) = timed(
+        lambda: reference(model_fp32, tokenizer, texts, gold, candidate_ids, device), args.repeats
+    )
     settings = ProbeSettings()
     dtype = resolve_dtype(settings.dtype, device)
     engine_model = model_fp32 if dtype == torch.float32 else model_fp32.to(dtype)
@@ -127,20 +147,35 @@ def main() -> None:
     agree = float(np.mean(out["topk_ids"][:, 0] == ref_pred))
     rank_agree = float(np.mean(out["gold_rank"] == ref_rank))
     result = {
-        "device": str(device), "gpu": torch.cuda.get_device_name(device) if device.type == "cuda" else None,
-        "cpu": platform.processor() or platform.machine(), "threads": torch.get_num_threads(),
-        "engine_dtype": str(dtype).replace("torch.", ""), "pairs": pairs, "layers": args.layers, "hidden": args.hidden,
-        "vocab_size": args.vocab_size, "candidates": args.candidates,
-        "reference_pairs_per_s": pairs / ref_time, "engine_pairs_per_s": pairs / engine_time,
-        "speedup": ref_time / engine_time, "top1_agreement": agree, "gold_rank_agreement": rank_agree,
+        "device": str(device),
+        "gpu": torch.cuda.get_device_name(device) if device.type == "cuda" else None,
+        "cpu": platform.processor() or platform.machine(),
+        "threads": torch.get_num_threads(),
+        "engine_dtype": str(dtype).replace("torch.", ""),
+        "pairs": pairs,
+        "layers": args.layers,
+        "hidden": args.hidden,
+        "vocab_size": args.vocab_size,
+        "candidates": args.candidates,
+        "reference_pairs_per_s": pairs / ref_time,
+        "engine_pairs_per_s": pairs / engine_time,
+        "speedup": ref_time / engine_time,
+        "top1_agreement": agree,
+        "gold_rank_agreement": rank_agree,
         "torch": torch.__version__,
     }
-    print(f"reference (LAMA-style, fp32, batch 32, full-vocabulary log-softmax everywhere): "
-          f"{result['reference_pairs_per_s']:.1f} pairs/s")
-    print(f"engine    (knowprobe, {result['engine_dtype']}, sorted batches, head at the mask only): "
-          f"{result['engine_pairs_per_s']:.1f} pairs/s")
-    print(f"ratio engine/reference: {result['speedup']:.2f}x; top-1 agreement {agree:.4f}, "
-          f"gold-rank agreement {rank_agree:.4f}")
+    print(
+        f"reference (LAMA-style, fp32, batch 32, full-vocabulary log-softmax everywhere): "
+        f"{result['reference_pairs_per_s']:.1f} pairs/s"
+    )
+    print(
+        f"engine    (knowprobe, {result['engine_dtype']}, sorted batches, head at the mask only): "
+        f"{result['engine_pairs_per_s']:.1f} pairs/s"
+    )
+    print(
+        f"ratio engine/reference: {result['speedup']:.2f}x; top-1 agreement {agree:.4f}, "
+        f"gold-rank agreement {rank_agree:.4f}"
+    )
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
 

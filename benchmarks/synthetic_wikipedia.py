@@ -25,18 +25,58 @@ from itertools import accumulate
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-SYLLABLES = ["ka", "lo", "ver", "an", "ti", "mo", "ra", "sen", "dor", "ul", "bri", "no", "sta", "el", "qui", "zan",
-             "pe", "tro", "mi", "gal", "fe", "shu", "ben", "or", "wi", "ste", "cal", "di", "yon", "re", "bu", "har"]
-FUNCTION_WORDS = ("the of and in to was is for on as with by at from his her their which that this after during "
-                  "a an it its were be had has have not but or are also been into who first one two").split()
+SYLLABLES = [
+    "ka",
+    "lo",
+    "ver",
+    "an",
+    "ti",
+    "mo",
+    "ra",
+    "sen",
+    "dor",
+    "ul",
+    "bri",
+    "no",
+    "sta",
+    "el",
+    "qui",
+    "zan",
+    "pe",
+    "tro",
+    "mi",
+    "gal",
+    "fe",
+    "shu",
+    "ben",
+    "or",
+    "wi",
+    "ste",
+    "cal",
+    "di",
+    "yon",
+    "re",
+    "bu",
+    "har",
+]
+FUNCTION_WORDS = (
+    "the of and in to was is for on as with by at from his her their which that this after during "
+    "a an it its were be had has have not but or are also been into who first one two"
+).split()
 BOLD = "'" * 3  # wikitext bold
 VERSION = 2  # part of the benchmark dump's file name: a changed generator writes a new dump
 # each sentence holds about one link; {p} is a phrase of ordinary words
 PATTERNS = [
-    "{a} is the capital of [[{b}]] {p}.", "[[{a}]] was born in [[{b}|the town of {b}]] in {year}, {p}.",
-    "The official language of {a} is [[{b} language|{b}]] {p}.", "{a} is located in {p}, near the [[{c}]] border.",
-    "In {year}, {a} moved to [[{b}]], where {p}.", "{p} {a} {p}.", "{p} [[{a}]] {p}.",
-    "It is {p} of {a} and {p}.", "{a}'s [[{b}]]s were {p}.", "After {year}, {p}, and {p}.",
+    "{a} is the capital of [[{b}]] {p}.",
+    "[[{a}]] was born in [[{b}|the town of {b}]] in {year}, {p}.",
+    "The official language of {a} is [[{b} language|{b}]] {p}.",
+    "{a} is located in {p}, near the [[{c}]] border.",
+    "In {year}, {a} moved to [[{b}]], where {p}.",
+    "{p} {a} {p}.",
+    "{p} [[{a}]] {p}.",
+    "It is {p} of {a} and {p}.",
+    "{a}'s [[{b}]]s were {p}.",
+    "After {year}, {p}, and {p}.",
 ]
 
 
@@ -98,26 +138,66 @@ def word(rng: random.Random) -> str:
 
 def citation(rng: random.Random) -> str:
     """A reference as real articles write them: a citation template with a URL and dates."""
-    return ('<ref name="r' + str(rng.randint(1, 999)) + '">{{cite web |url=https://www.' + word(rng) + "."
-            + rng.choice(("org", "com", "gov")) + "/" + word(rng) + "/" + str(rng.randint(1000, 999999)) + ".html |title="
-            + VOCABULARY.phrase(rng, 3, 9).title() + " |last=" + name(rng) + " |first=" + name(rng) + " |work="
-            + name(rng) + " " + word(rng).title() + " |date=" + str(rng.randint(1, 28)) + " "
-            + rng.choice(("January", "March", "June", "October")) + " " + str(rng.randint(1990, 2020))
-            + " |access-date=" + str(rng.randint(2010, 2024)) + "-0" + str(rng.randint(1, 9)) + "-1"
-            + str(rng.randint(0, 9)) + "}}</ref>")
+    return (
+        '<ref name="r'
+        + str(rng.randint(1, 999))
+        + '">{{cite web |url=https://www.'
+        + word(rng)
+        + "."
+        + rng.choice(("org", "com", "gov"))
+        + "/"
+        + word(rng)
+        + "/"
+        + str(rng.randint(1000, 999999))
+        + ".html |title="
+        + VOCABULARY.phrase(rng, 3, 9).title()
+        + " |last="
+        + name(rng)
+        + " |first="
+        + name(rng)
+        + " |work="
+        + name(rng)
+        + " "
+        + word(rng).title()
+        + " |date="
+        + str(rng.randint(1, 28))
+        + " "
+        + rng.choice(("January", "March", "June", "October"))
+        + " "
+        + str(rng.randint(1990, 2020))
+        + " |access-date="
+        + str(rng.randint(2010, 2024))
+        + "-0"
+        + str(rng.randint(1, 9))
+        + "-1"
+        + str(rng.randint(0, 9))
+        + "}}</ref>"
+    )
 
 
 def article(rng: random.Random, title: str, pool: list[str], pairs: list[tuple[str, str]] | None = None) -> str:
     size = min(rng.lognormvariate(0.0, 0.8), 10.0)
     # wikitext's braces, written plainly rather than escaped inside f-strings
-    parts = ["{{Infobox settlement|name=" + title + "|country=[[" + rng.choice(pool) + "]]|population={{formatnum:"
-             + str(rng.randint(1000, 9999999)) + "}}|coordinates={{coord|" + str(rng.randint(0, 89)) + "|N|"
-             + str(rng.randint(0, 179)) + "|E}}}}"]
+    parts = [
+        "{{Infobox settlement|name="
+        + title
+        + "|country=[["
+        + rng.choice(pool)
+        + "]]|population={{formatnum:"
+        + str(rng.randint(1000, 9999999))
+        + "}}|coordinates={{coord|"
+        + str(rng.randint(0, 89))
+        + "|N|"
+        + str(rng.randint(0, 179))
+        + "|E}}}}"
+    ]
     parts.append(BOLD + title + BOLD + " ({{lang-de|" + title + "}}) " + sentence(rng, pool, pairs))
     for section in range(max(2, int(6 * size))):
         parts.append(f"\n== {word(rng).title()} ==\n")
         if rng.random() < 0.3:
-            parts.append(f"[[File:{title} {section}.jpg|thumb|The [[{rng.choice(pool)}]] in {rng.randint(1900, 2020)}]]\n")
+            parts.append(
+                f"[[File:{title} {section}.jpg|thumb|The [[{rng.choice(pool)}]] in {rng.randint(1900, 2020)}]]\n"
+            )
         paragraph = []
         for _ in range(rng.randint(4, 12)):
             paragraph.append(sentence(rng, pool, pairs))
@@ -125,8 +205,11 @@ def article(rng: random.Random, title: str, pool: list[str], pairs: list[tuple[s
                 paragraph.append(citation(rng))
         parts.append(" ".join(paragraph) + "\n")
         if rng.random() < 0.2:
-            parts.append("{| class=\"wikitable\"\n|-\n! Year !! Value\n" +
-                         "".join(f"|-\n| {rng.randint(1900, 2020)} || [[{rng.choice(pool)}]]\n" for _ in range(5)) + "|}\n")
+            parts.append(
+                '{| class="wikitable"\n|-\n! Year !! Value\n'
+                + "".join(f"|-\n| {rng.randint(1900, 2020)} || [[{rng.choice(pool)}]]\n" for _ in range(5))
+                + "|}\n"
+            )
         if rng.random() < 0.3:
             parts.append("".join(f"* [[{rng.choice(pool)}]] {VOCABULARY.phrase(rng, 2, 6)}\n" for _ in range(4)))
     parts.append("\n== References ==\n{{reflist}}\n")
@@ -135,12 +218,18 @@ def article(rng: random.Random, title: str, pool: list[str], pairs: list[tuple[s
     return "".join(parts)
 
 
-def write_dump(path: str | Path, target_bytes: int, pool: list[str], seed: int = 0, level: int = 9,
-               pairs: list[tuple[str, str]] | None = None) -> dict:
+def write_dump(
+    path: str | Path,
+    target_bytes: int,
+    pool: list[str],
+    seed: int = 0,
+    level: int = 9,
+    pairs: list[tuple[str, str]] | None = None,
+) -> dict:
     """A multistream dump of about ``target_bytes`` of XML (100 pages a stream) and its index;
     ``pairs`` (from ``fact_pairs``) are the related entities that sentences name."""
     rng = random.Random(seed)
-    header = "<mediawiki xml:lang=\"en\">\n  <siteinfo><sitename>Wikipedia</sitename></siteinfo>\n"
+    header = '<mediawiki xml:lang="en">\n  <siteinfo><sitename>Wikipedia</sitename></siteinfo>\n'
     counts = {"pages": 0, "articles": 0, "xml_bytes": len(header)}
 
     def pages():
@@ -153,10 +242,12 @@ def write_dump(path: str | Path, target_bytes: int, pool: list[str], seed: int =
             else:
                 body, redirect = article(rng, title, pool, pairs), False
                 counts["articles"] += 1
-            xml = (f"  <page>\n    <title>{escape(title)}</title>\n    <ns>0</ns>\n    <id>{page_id}</id>\n"
-                   + (f"    <redirect title=\"{escape(body[12:-2])}\" />\n" if redirect else "")
-                   + f"    <revision>\n      <id>{page_id}</id>\n      <text xml:space=\"preserve\">{escape(body)}"
-                     f"</text>\n    </revision>\n  </page>\n")
+            xml = (
+                f"  <page>\n    <title>{escape(title)}</title>\n    <ns>0</ns>\n    <id>{page_id}</id>\n"
+                + (f'    <redirect title="{escape(body[12:-2])}" />\n' if redirect else "")
+                + f'    <revision>\n      <id>{page_id}</id>\n      <text xml:space="preserve">{escape(body)}'
+                f"</text>\n    </revision>\n  </page>\n"
+            )
             counts["xml_bytes"] += len(xml.encode())
             yield page_id, title, xml
 

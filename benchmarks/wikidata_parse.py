@@ -29,6 +29,7 @@ sys.path.insert(0, str(HERE.parent / "workflow" / "scripts"))
 sys.path.insert(0, str(HERE))
 
 import synthetic_wikidata  # noqa: E402
+
 from knowprobe import wikidata  # noqa: E402
 
 PROPERTIES = sorted(synthetic_wikidata.ITEM_PROPERTIES + ["P31"])
@@ -44,8 +45,10 @@ def dump_of(size_mb: int, directory: Path) -> tuple[Path, dict]:
     info = synthetic_wikidata.write_dump(path, size_mb * 1_000_000, seed=size_mb)
     info["compressed_bytes"] = path.stat().st_size
     meta.write_text(json.dumps(info))
-    print(f"generated {path.name}: {info['entities']:,} entities, {info['uncompressed_bytes'] / 1e6:.0f} MB "
-          f"({info['compressed_bytes'] / 1e6:.0f} MB gz) in {time.perf_counter() - start:.0f} s")
+    print(
+        f"generated {path.name}: {info['entities']:,} entities, {info['uncompressed_bytes'] / 1e6:.0f} MB "
+        f"({info['compressed_bytes'] / 1e6:.0f} MB gz) in {time.perf_counter() - start:.0f} s"
+    )
     return path, info
 
 
@@ -102,10 +105,12 @@ def knowprobe_parse(path: Path, index: Path, size: int, out: Path) -> None:
 
 def peak_memory_mb(path: Path, index: Path, size: int, out: Path) -> float:
     """Peak RSS of a fresh process that parses the whole dump as one chunk."""
-    code = (f"import sys; sys.path[:0] = [{str(HERE.parent / 'workflow' / 'scripts')!r}]; from knowprobe import wikidata; "
-            f"wikidata.parse_chunk({str(path)!r}, {str(index)!r}, {size}, 0, 1, {PROPERTIES!r}, "
-            f"{str(out / 'm-entities.parquet')!r}, {str(out / 'm-claims.parquet')!r}); "
-            f"import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    code = (
+        f"import sys; sys.path[:0] = [{str(HERE.parent / 'workflow' / 'scripts')!r}]; from knowprobe import wikidata; "
+        f"wikidata.parse_chunk({str(path)!r}, {str(index)!r}, {size}, 0, 1, {PROPERTIES!r}, "
+        f"{str(out / 'm-entities.parquet')!r}, {str(out / 'm-claims.parquet')!r}); "
+        f"import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return int(result.stdout.split()[-1]) / 1024
 
@@ -141,35 +146,54 @@ def main() -> None:
     memory_small = peak_memory_mb(small, small_index, small_info["uncompressed_bytes"], workdir)
     memory_large = peak_memory_mb(large, index, info["uncompressed_bytes"], workdir)
 
-    rate = lambda seconds: mb / seconds
+    def rate(seconds):
+        return mb / seconds
+
     result = {
-        "dump_mb": round(mb), "entities": info["entities"], "mean_entity_kb": round(mb * 1e3 / info["entities"], 1),
+        "dump_mb": round(mb),
+        "entities": info["entities"],
+        "mean_entity_kb": round(mb * 1e3 / info["entities"], 1),
         "compressed_mb": round(info["compressed_bytes"] / 1e6),
-        "isal_decompress_mb_s": rate(isal_s), "rapidgzip_indexed_decompress_mb_s": rate(rapid_s),
-        "index_pass_mb_s": rate(index_s), "json_loads_loop_mb_s": rate(json_s),
-        "knowprobe_mb_s": rate(parse_s), "knowprobe_entities_s": info["entities"] / parse_s,
-        "speedup_vs_json_loads": json_s / parse_s, "share_of_isal_decompression": isal_s / parse_s,
-        "peak_rss_mb": {f"{round(small_info['uncompressed_bytes'] / 1e6)} MB": memory_small, f"{round(mb)} MB": memory_large},
+        "isal_decompress_mb_s": rate(isal_s),
+        "rapidgzip_indexed_decompress_mb_s": rate(rapid_s),
+        "index_pass_mb_s": rate(index_s),
+        "json_loads_loop_mb_s": rate(json_s),
+        "knowprobe_mb_s": rate(parse_s),
+        "knowprobe_entities_s": info["entities"] / parse_s,
+        "speedup_vs_json_loads": json_s / parse_s,
+        "share_of_isal_decompression": isal_s / parse_s,
+        "peak_rss_mb": {
+            f"{round(small_info['uncompressed_bytes'] / 1e6)} MB": memory_small,
+            f"{round(mb)} MB": memory_large,
+        },
     }
     full_mb = FULL_DUMP_ENTITIES * result["mean_entity_kb"] / 1e3
     result["projection_full_dump_mb"] = full_mb
     result["projection_chunks_16_cores_min"] = FULL_DUMP_ENTITIES / result["knowprobe_entities_s"] / 16 / 60
     result["projection_index_pass_1_thread_min"] = full_mb / result["index_pass_mb_s"] / 60
-    print(f"dump: {result['dump_mb']} MB of JSON ({result['compressed_mb']} MB gz), {info['entities']:,} entities, "
-          f"{result['mean_entity_kb']} kB each on average; one core, best of {args.repeats}")
+    print(
+        f"dump: {result['dump_mb']} MB of JSON ({result['compressed_mb']} MB gz), {info['entities']:,} entities, "
+        f"{result['mean_entity_kb']} kB each on average; one core, best of {args.repeats}"
+    )
     print(f"raw decompression, isal streaming:       {result['isal_decompress_mb_s']:7.0f} MB/s")
     print(f"raw decompression, rapidgzip with index: {result['rapidgzip_indexed_decompress_mb_s']:7.0f} MB/s")
     print(f"index pass (one-time, 1 thread):         {result['index_pass_mb_s']:7.0f} MB/s")
     print(f"json.loads loop (isal + json.loads):     {result['json_loads_loop_mb_s']:7.0f} MB/s")
-    print(f"knowprobe parse_chunk, end to end:       {result['knowprobe_mb_s']:7.0f} MB/s, "
-          f"{result['knowprobe_entities_s']:,.0f} entities/s")
-    print(f"ratio knowprobe / json.loads loop: {result['speedup_vs_json_loads']:.2f}x; "
-          f"knowprobe at {100 * result['share_of_isal_decompression']:.0f}% of isal's raw decompression speed")
+    print(
+        f"knowprobe parse_chunk, end to end:       {result['knowprobe_mb_s']:7.0f} MB/s, "
+        f"{result['knowprobe_entities_s']:,.0f} entities/s"
+    )
+    print(
+        f"ratio knowprobe / json.loads loop: {result['speedup_vs_json_loads']:.2f}x; "
+        f"knowprobe at {100 * result['share_of_isal_decompression']:.0f}% of isal's raw decompression speed"
+    )
     print("peak memory of a parse job: " + ", ".join(f"{k}: {v:.0f} MB" for k, v in result["peak_rss_mb"].items()))
-    print(f"projection for a full dump of {FULL_DUMP_ENTITIES / 1e6:.0f} M entities of this mean size "
-          f"({full_mb / 1e6:.2f} TB of JSON): chunk jobs on 16 cores {result['projection_chunks_16_cores_min']:.0f} min, "
-          f"after an index pass of {result['projection_index_pass_1_thread_min']:.0f} min at the 1-thread rate "
-          f"(rapidgzip spreads it over wikidata.index_threads)")
+    print(
+        f"projection for a full dump of {FULL_DUMP_ENTITIES / 1e6:.0f} M entities of this mean size "
+        f"({full_mb / 1e6:.2f} TB of JSON): chunk jobs on 16 cores {result['projection_chunks_16_cores_min']:.0f} min, "
+        f"after an index pass of {result['projection_index_pass_1_thread_min']:.0f} min at the 1-thread rate "
+        f"(rapidgzip spreads it over wikidata.index_threads)"
+    )
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
 

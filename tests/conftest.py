@@ -15,10 +15,53 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 WORDS = [
-    "the", "capital", "of", "is", "was", "born", "in", "native", "language", "located", "a", "an", ".", ",",
-    "(", ")", "France", "Paris", "Germany", "Berlin", "Italy", "Rome", "Spain", "Madrid", "Dante", "Florence",
-    "Mozart", "Salzburg", "Vienna", "Austria", "French", "German", "Italian", "Spanish", "Europe", "Asia",
-    "city", "river", "king", "The", "official", "died", "New", "York", "1756", "Japan", "Tokyo",
+    "the",
+    "capital",
+    "of",
+    "is",
+    "was",
+    "born",
+    "in",
+    "native",
+    "language",
+    "located",
+    "a",
+    "an",
+    ".",
+    ",",
+    "(",
+    ")",
+    "France",
+    "Paris",
+    "Germany",
+    "Berlin",
+    "Italy",
+    "Rome",
+    "Spain",
+    "Madrid",
+    "Dante",
+    "Florence",
+    "Mozart",
+    "Salzburg",
+    "Vienna",
+    "Austria",
+    "French",
+    "German",
+    "Italian",
+    "Spanish",
+    "Europe",
+    "Asia",
+    "city",
+    "river",
+    "king",
+    "The",
+    "official",
+    "died",
+    "New",
+    "York",
+    "1756",
+    "Japan",
+    "Tokyo",
 ]
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 
@@ -50,12 +93,29 @@ def bpe_tokenizer():
 
     trainer = ByteLevelBPETokenizer()
     corpus = [" ".join(WORDS)] * 20 + ["Paris is the capital of France .", "Mozart was born in Salzburg ."] * 20
-    trainer.train_from_iterator(corpus, vocab_size=2000, min_frequency=1,
-                                special_tokens=["<s>", "<pad>", "</s>", "<unk>",
-                                                # as in roberta-base: the mask absorbs the space before it
-                                                AddedToken("<mask>", lstrip=True)])
-    tokenizer = RobertaTokenizerFast(tokenizer_object=Tokenizer.from_str(trainer.to_str()), bos_token="<s>", eos_token="</s>", sep_token="</s>",
-                                     cls_token="<s>", unk_token="<unk>", pad_token="<pad>", mask_token="<mask>")
+    trainer.train_from_iterator(
+        corpus,
+        vocab_size=2000,
+        min_frequency=1,
+        special_tokens=[
+            "<s>",
+            "<pad>",
+            "</s>",
+            "<unk>",
+            # as in roberta-base: the mask absorbs the space before it
+            AddedToken("<mask>", lstrip=True),
+        ],
+    )
+    tokenizer = RobertaTokenizerFast(
+        tokenizer_object=Tokenizer.from_str(trainer.to_str()),
+        bos_token="<s>",
+        eos_token="</s>",
+        sep_token="</s>",
+        cls_token="<s>",
+        unk_token="<unk>",
+        pad_token="<pad>",
+        mask_token="<mask>",
+    )
     from tokenizers.processors import RobertaProcessing
 
     tokenizer.backend_tokenizer.post_processor = RobertaProcessing(("</s>", 2), ("<s>", 0))
@@ -65,8 +125,15 @@ def bpe_tokenizer():
 
 def _tiny(config_class, model_class, vocab_size, seed=0, **extra):
     torch.manual_seed(seed)
-    config = config_class(vocab_size=vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                          intermediate_size=64, max_position_embeddings=64, **extra)
+    config = config_class(
+        vocab_size=vocab_size,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
+        **extra,
+    )
     return model_class(config).eval()
 
 
@@ -80,13 +147,22 @@ def tiny_bert(wordpiece_tokenizer):
 @pytest.fixture(scope="session")
 def tiny_models(wordpiece_tokenizer, bpe_tokenizer, tiny_bert):
     """(name, model, tokenizer) for each architecture family whose LM head the engine knows."""
-    from transformers import (AlbertConfig, AlbertForMaskedLM, DistilBertConfig, DistilBertForMaskedLM,
-                              ElectraConfig, ElectraForMaskedLM, RobertaConfig, RobertaForMaskedLM)
+    from transformers import (
+        AlbertConfig,
+        AlbertForMaskedLM,
+        DistilBertConfig,
+        DistilBertForMaskedLM,
+        ElectraConfig,
+        ElectraForMaskedLM,
+        RobertaConfig,
+        RobertaForMaskedLM,
+    )
 
     n = len(wordpiece_tokenizer)
     torch.manual_seed(1)
-    distil = DistilBertForMaskedLM(DistilBertConfig(vocab_size=n, dim=32, n_layers=2, n_heads=2, hidden_dim=64,
-                                                    max_position_embeddings=64)).eval()
+    distil = DistilBertForMaskedLM(
+        DistilBertConfig(vocab_size=n, dim=32, n_layers=2, n_heads=2, hidden_dim=64, max_position_embeddings=64)
+    ).eval()
     albert = _tiny(AlbertConfig, AlbertForMaskedLM, n, seed=2, embedding_size=16)
     electra = _tiny(ElectraConfig, ElectraForMaskedLM, n, seed=3, embedding_size=16)
     roberta = _tiny(RobertaConfig, RobertaForMaskedLM, len(bpe_tokenizer), seed=4, pad_token_id=1)

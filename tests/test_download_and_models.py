@@ -4,8 +4,8 @@ import zipfile
 
 import pytest
 import yaml
-
 from conftest import ROOT
+
 from knowprobe import download, models
 from knowprobe.io import KnowprobeError
 
@@ -82,7 +82,10 @@ def test_unpack_lama_finds_the_data_folder(tmp_path):
         zipped.writestr("data/Google_RE/place_of_birth_test.jsonl", "")
     dest = download.unpack_lama(archive, tmp_path / "lama")
     assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*.jsonl")) == [
-        "Google_RE/place_of_birth_test.jsonl", "TREx/P19.jsonl", "relations.jsonl"]
+        "Google_RE/place_of_birth_test.jsonl",
+        "TREx/P19.jsonl",
+        "relations.jsonl",
+    ]
     (tmp_path / "bad.zip").write_bytes(b"not a zip")
     with pytest.raises(KnowprobeError, match="bad.zip: not a zip archive"):
         download.unpack_lama(tmp_path / "bad.zip", tmp_path / "lama2")

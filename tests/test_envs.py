@@ -32,7 +32,9 @@ def script_rules():
     from snakemake.utils import validate
 
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
-    validate(config, str(ROOT / "workflow" / "schemas" / "config.schema.yaml"))  # fills in the defaults, as the workflow does
+    validate(
+        config, str(ROOT / "workflow" / "schemas" / "config.schema.yaml")
+    )  # fills in the defaults, as the workflow does
     for smk in sorted((ROOT / "workflow" / "rules").glob("*.smk")):
         for name, body in RULE.findall(smk.read_text()):
             conda = re.search(r"^\s*conda:\s*\n\s*(.+)$", body, re.M)

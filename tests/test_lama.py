@@ -1,8 +1,8 @@
 import json
 
 import pytest
-
 from conftest import require_shared
+
 from knowprobe import lama
 from knowprobe.io import KnowprobeError
 
@@ -13,17 +13,31 @@ def write_lines(path, lines):
 
 
 def trex_line(uuid, sub, obj, relation="P19"):
-    return json.dumps({"uuid": uuid, "sub_uri": "Q1", "sub_label": sub, "obj_uri": "Q2", "obj_label": obj,
-                       "predicate_id": relation, "evidences": []})
+    return json.dumps(
+        {
+            "uuid": uuid,
+            "sub_uri": "Q1",
+            "sub_label": sub,
+            "obj_uri": "Q2",
+            "obj_label": obj,
+            "predicate_id": relation,
+            "evidences": [],
+        }
+    )
 
 
 @pytest.fixture
 def lama_dir(tmp_path):
-    write_lines(tmp_path / "relations.jsonl", [
-        json.dumps({"relation": "P19", "template": "[X] was born in [Y] ."}),
-        json.dumps({"relation": "P166", "template": "[X] was awarded the [Y] ."}),
-    ])
-    write_lines(tmp_path / "TREx" / "P19.jsonl", [trex_line("a", "Dante", "Florence"), trex_line("b", "Mozart", "Salzburg")])
+    write_lines(
+        tmp_path / "relations.jsonl",
+        [
+            json.dumps({"relation": "P19", "template": "[X] was born in [Y] ."}),
+            json.dumps({"relation": "P166", "template": "[X] was awarded the [Y] ."}),
+        ],
+    )
+    write_lines(
+        tmp_path / "TREx" / "P19.jsonl", [trex_line("a", "Dante", "Florence"), trex_line("b", "Mozart", "Salzburg")]
+    )
     return tmp_path
 
 
@@ -33,7 +47,9 @@ def test_trex_reads_facts_and_reports_relations_without_file(lama_dir, caplog):
         facts = lama.read_trex(lama_dir, relations)
     assert list(facts.columns) == lama.FACT_COLUMNS
     assert facts[["relation", "fact_id", "sub_label", "obj_label"]].values.tolist() == [
-        ["P19", "a", "Dante", "Florence"], ["P19", "b", "Mozart", "Salzburg"]]
+        ["P19", "a", "Dante", "Florence"],
+        ["P19", "b", "Mozart", "Salzburg"],
+    ]
     assert "P166" in caplog.text
 
 
@@ -53,10 +69,13 @@ def test_fact_without_object_label_names_the_key(lama_dir):
 
 
 def test_relation_template_without_slot_names_file_and_line(lama_dir):
-    write_lines(lama_dir / "relations.jsonl", [
-        json.dumps({"relation": "P19", "template": "[X] was born in [Y] ."}),
-        json.dumps({"relation": "P20", "template": "[X] died ."}),
-    ])
+    write_lines(
+        lama_dir / "relations.jsonl",
+        [
+            json.dumps({"relation": "P19", "template": "[X] was born in [Y] ."}),
+            json.dumps({"relation": "P20", "template": "[X] died ."}),
+        ],
+    )
     with pytest.raises(KnowprobeError, match=r"relations.jsonl:2: template .* has 0 \[Y\]"):
         lama.read_relations(lama_dir / "relations.jsonl")
 
@@ -75,7 +94,9 @@ def test_manual_prompts_include_google_re():
     relations = pd.DataFrame([{"relation": "P19", "template": "[X] was born in [Y] ."}])
     prompts = lama.manual_prompts(relations, {"date_of_birth": "[X] (born [Y])."})
     assert prompts[["relation", "template", "source"]].values.tolist() == [
-        ["P19", "[X] was born in [Y] .", "manual"], ["date_of_birth", "[X] (born [Y]).", "manual"]]
+        ["P19", "[X] was born in [Y] .", "manual"],
+        ["date_of_birth", "[X] (born [Y]).", "manual"],
+    ]
     with pytest.raises(KnowprobeError, match="lama.google_re_templates.date_of_birth"):
         lama.manual_prompts(relations, {"date_of_birth": "[X] (born)."})
 
@@ -89,6 +110,9 @@ def test_real_lama_files_parse():
     assert facts["relation"].nunique() == len(present)
     assert facts["fact_id"].is_unique
     google = lama.read_google_re(data)
-    assert google.groupby("relation").size().to_dict() == {"date_of_birth": 1825, "place_of_birth": 2937,
-                                                           "place_of_death": 766}
+    assert google.groupby("relation").size().to_dict() == {
+        "date_of_birth": 1825,
+        "place_of_birth": 2937,
+        "place_of_death": 766,
+    }
     assert (google["judgments_yes"] + google["judgments_no"] > 0).all()

@@ -7,11 +7,13 @@ from knowprobe import metrics
 @pytest.fixture
 def judged():
     # R1: object A three times (right, right, wrong), object B once (wrong); R2: object C once (right)
-    return pd.DataFrame({
-        "relation": ["R1", "R1", "R1", "R1", "R2"],
-        "obj_label": ["A", "A", "A", "B", "C"],
-        "correct": [True, True, False, False, True],
-    })
+    return pd.DataFrame(
+        {
+            "relation": ["R1", "R1", "R1", "R1", "R2"],
+            "obj_label": ["A", "A", "A", "B", "C"],
+            "correct": [True, True, False, False, True],
+        }
+    )
 
 
 def test_micro_and_macro_per_relation(judged):
@@ -42,7 +44,14 @@ def test_majority_ties_break_by_label():
 
 
 def test_probe_correctness_is_rank_zero():
-    probe = pd.DataFrame({"relation": ["R", "R", "R"], "obj_label": ["A", "B", "A"], "gold_rank": [0, 3, 1],
-                          "prompt_id": [0, 0, 0], "template": ["[X] [Y]"] * 3})
+    probe = pd.DataFrame(
+        {
+            "relation": ["R", "R", "R"],
+            "obj_label": ["A", "B", "A"],
+            "gold_rank": [0, 3, 1],
+            "prompt_id": [0, 0, 0],
+            "template": ["[X] [Y]"] * 3,
+        }
+    )
     result = metrics.per_prompt_p_at_1(probe)
     assert result[["micro", "macro"]].values.tolist() == [[pytest.approx(1 / 3), pytest.approx(0.25)]]

@@ -30,15 +30,32 @@ def tiny_fsmt(tmp_path_factory):
     for name in ("vocab-src.json", "vocab-tgt.json"):
         (path / name).write_text(json.dumps(vocab))
     (path / "merges.txt").write_text("")
-    tokenizer = FSMTTokenizer(langs=["en", "de"], src_vocab_file=str(path / "vocab-src.json"),
-                              tgt_vocab_file=str(path / "vocab-tgt.json"), merges_file=str(path / "merges.txt"))
+    tokenizer = FSMTTokenizer(
+        langs=["en", "de"],
+        src_vocab_file=str(path / "vocab-src.json"),
+        tgt_vocab_file=str(path / "vocab-tgt.json"),
+        merges_file=str(path / "merges.txt"),
+    )
     assert tokenizer.src_vocab_size == tokenizer.tgt_vocab_size == len(vocab)
     assert "<unk>" not in tokenizer.tokenize("X was born in Y.")
     torch.manual_seed(0)
-    config = FSMTConfig(langs=["en", "de"], src_vocab_size=len(vocab), tgt_vocab_size=len(vocab), d_model=32,
-                        encoder_layers=1, decoder_layers=1, encoder_attention_heads=2, decoder_attention_heads=2,
-                        encoder_ffn_dim=64, decoder_ffn_dim=64, max_position_embeddings=128,
-                        pad_token_id=1, eos_token_id=2, bos_token_id=0, decoder_start_token_id=2)
+    config = FSMTConfig(
+        langs=["en", "de"],
+        src_vocab_size=len(vocab),
+        tgt_vocab_size=len(vocab),
+        d_model=32,
+        encoder_layers=1,
+        decoder_layers=1,
+        encoder_attention_heads=2,
+        decoder_attention_heads=2,
+        encoder_ffn_dim=64,
+        decoder_ffn_dim=64,
+        max_position_embeddings=128,
+        pad_token_id=1,
+        eos_token_id=2,
+        bos_token_id=0,
+        decoder_start_token_id=2,
+    )
     FSMTForConditionalGeneration(config).save_pretrained(path)
     tokenizer.save_pretrained(path)
     return path
@@ -73,6 +90,7 @@ class ScriptedTranslator:
 
 # --- placeholders ------------------------------------------------------------------------------
 
+
 def test_to_source_puts_stand_ins_in_the_slots_and_joins_punctuation():
     settings = ParaphraseSettings()
     assert paraphrase.to_source("[X] was born in [Y] .", settings) == "X was born in Y."
@@ -87,25 +105,31 @@ def test_to_source_refuses_a_template_that_already_holds_a_stand_in_word():
     assert paraphrase.to_source("[X] works for XYZ in [Y] .", settings) is not None  # only whole words count
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("X was born in Y.", "[X] was born in [Y] ."),
-    ("Y is where X was born!", "[Y] is where [X] was born !"),
-    ("[X] was born in [ Y ].", "[X] was born in [Y] ."),  # brackets the model kept or spaced
-    ("(X) comes from Y", "[X] comes from [Y]"),
-    ("X's birthplace is Y.", "[X]'s birthplace is [Y] ."),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("X was born in Y.", "[X] was born in [Y] ."),
+        ("Y is where X was born!", "[Y] is where [X] was born !"),
+        ("[X] was born in [ Y ].", "[X] was born in [Y] ."),  # brackets the model kept or spaced
+        ("(X) comes from Y", "[X] comes from [Y]"),
+        ("X's birthplace is Y.", "[X]'s birthplace is [Y] ."),
+    ],
+)
 def test_to_template_restores_the_slots(text, expected):
     assert paraphrase.to_template(text, ParaphraseSettings()) == (expected, None)
 
 
-@pytest.mark.parametrize("text, problem", [
-    ("Mozart was born in Y.", "subject stand-in missing"),
-    ("X was born in Salzburg.", "object stand-in missing"),
-    ("X and X were born in Y.", "subject stand-in repeated"),
-    ("X was born in Y, Y.", "object stand-in repeated"),
-    ("Xaver was born in Yorkshire.", "subject stand-in missing"),  # inside a word is not the stand-in
-    ("X Y.", "nothing but the slots"),
-])
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("Mozart was born in Y.", "subject stand-in missing"),
+        ("X was born in Salzburg.", "object stand-in missing"),
+        ("X and X were born in Y.", "subject stand-in repeated"),
+        ("X was born in Y, Y.", "object stand-in repeated"),
+        ("Xaver was born in Yorkshire.", "subject stand-in missing"),  # inside a word is not the stand-in
+        ("X Y.", "nothing but the slots"),
+    ],
+)
 def test_to_template_rejects_broken_placeholders(text, problem):
     assert paraphrase.to_template(text, ParaphraseSettings()) == (None, problem)
 
@@ -119,18 +143,29 @@ def test_stand_ins_must_be_two_different_words():
 
 # --- round trip, scores, selection (scripted backend: every number is known) -----------------
 
+
 def nullable(column):
     return [value if isinstance(value, str) else None for value in column]
 
 
 def scripted_pair():
-    forward = ScriptedTranslator({
-        "X was born in Y.": [Hypothesis("X wurde in Y geboren.", -1.0, 2), Hypothesis("X ist in Y geboren.", -2.0, 4)],
-    })
-    backward = ScriptedTranslator({
-        "X wurde in Y geboren.": [Hypothesis("X was born in Y.", -0.5, 5), Hypothesis("X was born in Salzburg.", -1.5, 5)],
-        "X ist in Y geboren.": [Hypothesis("X is born in Y.", -0.25, 5), Hypothesis("X was born in Y.", -0.75, 5)],
-    })
+    forward = ScriptedTranslator(
+        {
+            "X was born in Y.": [
+                Hypothesis("X wurde in Y geboren.", -1.0, 2),
+                Hypothesis("X ist in Y geboren.", -2.0, 4),
+            ],
+        }
+    )
+    backward = ScriptedTranslator(
+        {
+            "X wurde in Y geboren.": [
+                Hypothesis("X was born in Y.", -0.5, 5),
+                Hypothesis("X was born in Salzburg.", -1.5, 5),
+            ],
+            "X ist in Y geboren.": [Hypothesis("X is born in Y.", -0.25, 5), Hypothesis("X was born in Y.", -0.75, 5)],
+        }
+    )
     return forward, backward
 
 
@@ -141,15 +176,20 @@ def test_round_trip_gives_b_squared_candidates_scored_forward_plus_backward():
     assert forward.calls == [["X was born in Y."]]
     assert backward.calls == [["X wurde in Y geboren.", "X ist in Y geboren."]]
     assert candidates["score"].tolist() == [-1.5, -2.5, -2.25, -2.75]  # -1-0.5, -1-1.5, -2-0.25, -2-0.75
-    assert nullable(candidates["paraphrase"]) == ["[X] was born in [Y] .", None, "[X] is born in [Y] .",
-                                                  "[X] was born in [Y] ."]
+    assert nullable(candidates["paraphrase"]) == [
+        "[X] was born in [Y] .",
+        None,
+        "[X] is born in [Y] .",
+        "[X] was born in [Y] .",
+    ]
     assert nullable(candidates["problem"]) == [None, "object stand-in missing", None, None]
 
 
 def test_length_normalisation_divides_each_direction_by_its_tokens():
     forward, backward = scripted_pair()
-    candidates = paraphrase.round_trip(SEEDS.iloc[:1], forward, backward,
-                                       ParaphraseSettings(beams=2, length_normalize=True))
+    candidates = paraphrase.round_trip(
+        SEEDS.iloc[:1], forward, backward, ParaphraseSettings(beams=2, length_normalize=True)
+    )
     # -1/2 - 0.5/5, -1/2 - 1.5/5, -2/4 - 0.25/5, -2/4 - 0.75/5
     assert candidates["score"].tolist() == pytest.approx([-0.6, -0.8, -0.55, -0.65])
     assert candidates["forward_logprob"].tolist() == [-1.0, -1.0, -2.0, -2.0]  # the raw sums stay
@@ -189,7 +229,9 @@ def test_seeds_holding_a_stand_in_are_skipped_and_the_rest_paraphrased():
 
 def test_prompt_set_layout():
     forward, backward = scripted_pair()
-    kept, _ = paraphrase.select(paraphrase.round_trip(SEEDS.iloc[:1], forward, backward, ParaphraseSettings(beams=2)), 40)
+    kept, _ = paraphrase.select(
+        paraphrase.round_trip(SEEDS.iloc[:1], forward, backward, ParaphraseSettings(beams=2)), 40
+    )
     prompts = paraphrase.as_prompt_set(kept, "manual")
     assert list(prompts.columns) == ["relation", "template", "source", "rank", "score"]
     assert set(prompts["source"]) == {"paraphrase-of-manual"}
@@ -197,19 +239,37 @@ def test_prompt_set_layout():
 
 # --- Mine+Para's seeds -----------------------------------------------------------------------
 
+
 def test_mined_seed_is_the_best_on_train_with_frequency_breaking_ties_and_a_fallback():
-    mined = pd.DataFrame({
-        "relation": ["P19", "P19", "P19", "P36", "P36", "P37"],
-        "template": ["[X] born [Y] .", "[X] was born in [Y] .", "[X] native of [Y] .", "[Y] capital [X] .",
-                     "capital of [X] is [Y] .", "[X] speaks [Y] ."],
-        "source": ["mid", "mid", "dep", "mid", "dep", "mid"], "rank": [0, 1, 2, 0, 1, 0], "score": [9.0, 5, 3, 8, 2, 4],
-    })
-    metrics = pd.DataFrame({
-        "relation": ["P19", "P19", "P19", "P36", "P36"],
-        "template": ["[X] born [Y] .", "[X] was born in [Y] .", "[X] native of [Y] .", "[Y] capital [X] .",
-                     "capital of [X] is [Y] ."],
-        "micro": [0.2, 0.5, 0.5, 0.1, 0.3],
-    })
+    mined = pd.DataFrame(
+        {
+            "relation": ["P19", "P19", "P19", "P36", "P36", "P37"],
+            "template": [
+                "[X] born [Y] .",
+                "[X] was born in [Y] .",
+                "[X] native of [Y] .",
+                "[Y] capital [X] .",
+                "capital of [X] is [Y] .",
+                "[X] speaks [Y] .",
+            ],
+            "source": ["mid", "mid", "dep", "mid", "dep", "mid"],
+            "rank": [0, 1, 2, 0, 1, 0],
+            "score": [9.0, 5, 3, 8, 2, 4],
+        }
+    )
+    metrics = pd.DataFrame(
+        {
+            "relation": ["P19", "P19", "P19", "P36", "P36"],
+            "template": [
+                "[X] born [Y] .",
+                "[X] was born in [Y] .",
+                "[X] native of [Y] .",
+                "[Y] capital [X] .",
+                "capital of [X] is [Y] .",
+            ],
+            "micro": [0.2, 0.5, 0.5, 0.1, 0.3],
+        }
+    )
     seeds, fallbacks = paraphrase.select_mined_seeds(mined, metrics)
     assert seeds["template"].tolist() == ["[X] was born in [Y] .", "capital of [X] is [Y] .", "[X] speaks [Y] ."]
     assert fallbacks == 1  # P37 has no train facts: its most frequent prompt
@@ -217,13 +277,16 @@ def test_mined_seed_is_the_best_on_train_with_frequency_breaking_ties_and_a_fall
 
 # --- real seq2seq models: tiny FSMT and Marian --------------------------------------------------
 
+
 def stepwise_logprob(model, source_ids, target_ids, start_id):
     """log P(target | source) one decoder step at a time, with the full prefix each step
     (use_cache=False: FSMT's forward masks the future only then)."""
     total, prefix = 0.0, [start_id]
     with torch.no_grad():
         for token in target_ids:
-            logits = model(input_ids=source_ids, decoder_input_ids=torch.tensor([prefix]), use_cache=False).logits[0, -1]
+            logits = model(input_ids=source_ids, decoder_input_ids=torch.tensor([prefix]), use_cache=False).logits[
+                0, -1
+            ]
             total += torch.log_softmax(logits.float(), dim=-1)[token].item()
             prefix.append(token)
     return total
@@ -263,19 +326,28 @@ def test_round_trip_with_real_models_is_b_squared_and_deterministic(fixture, req
     # random weights rarely keep a stand-in: every candidate has a template or a reason, never both
     assert (first["paraphrase"].isna() == first["problem"].notna()).all()
     # batching differently and loading again give the same candidates
-    again = paraphrase.round_trip(SEEDS, paraphrase.HFTranslator(path, device="cpu"), backward,
-                                  ParaphraseSettings(beams=3, max_new_tokens=10, batch_size=8))
-    pd.testing.assert_frame_equal(first.drop(columns=["forward_logprob", "backward_logprob", "forward_score",
-                                                      "backward_score", "score"]),
-                                  again.drop(columns=["forward_logprob", "backward_logprob", "forward_score",
-                                                      "backward_score", "score"]))
+    again = paraphrase.round_trip(
+        SEEDS,
+        paraphrase.HFTranslator(path, device="cpu"),
+        backward,
+        ParaphraseSettings(beams=3, max_new_tokens=10, batch_size=8),
+    )
+    pd.testing.assert_frame_equal(
+        first.drop(columns=["forward_logprob", "backward_logprob", "forward_score", "backward_score", "score"]),
+        again.drop(columns=["forward_logprob", "backward_logprob", "forward_score", "backward_score", "score"]),
+    )
     assert again["score"].tolist() == pytest.approx(first["score"].tolist(), abs=1e-4)
 
 
 def test_demo_translator_learns_to_copy_so_placeholders_survive(tmp_path):
     texts = ["X was born in Y.", "The capital of X is Y.", "X is located in Y.", "Y is the capital of X."]
-    summary = demo_translator.train(texts, tmp_path / "copy", demo_translator.TinyTranslatorSettings(
-        d_model=32, heads=2, steps=300, batch_size=16, learning_rate=5e-3, noise=0.1))
+    summary = demo_translator.train(
+        texts,
+        tmp_path / "copy",
+        demo_translator.TinyTranslatorSettings(
+            d_model=32, heads=2, steps=300, batch_size=16, learning_rate=5e-3, noise=0.1
+        ),
+    )
     assert summary["final_loss"] < summary["first_loss"] / 3
     translator = paraphrase.HFTranslator(tmp_path / "copy", device="cpu")
     candidates = paraphrase.round_trip(SEEDS, translator, translator, ParaphraseSettings(beams=3))
@@ -302,10 +374,15 @@ def test_fairseq_backend_reads_fairseqs_hypotheses(monkeypatch):
         def generate(self, tokens, beam, **kwargs):
             self.generated.append((len(tokens), beam, kwargs))
             # per sentence, its hypotheses in fairseq's order (by length-penalised score)
-            hyps = [([10, 2], [-1.0, -0.5]), ([11, 11, 2], [-0.25, -0.25, -0.25]),
-                    ([12, 12, 12, 2], [-1.0, -1.0, -0.5, -0.5])]
-            return [[{"tokens": torch.tensor(t), "positional_scores": torch.tensor(p), "score": 0.0} for t, p in hyps]
-                    for _ in tokens]
+            hyps = [
+                ([10, 2], [-1.0, -0.5]),
+                ([11, 11, 2], [-0.25, -0.25, -0.25]),
+                ([12, 12, 12, 2], [-1.0, -1.0, -0.5, -0.5]),
+            ]
+            return [
+                [{"tokens": torch.tensor(t), "positional_scores": torch.tensor(p), "score": 0.0} for t, p in hyps]
+                for _ in tokens
+            ]
 
         def decode(self, tokens):
             return f"X hyp{tokens[0].item()} Y."
@@ -320,5 +397,8 @@ def test_fairseq_backend_reads_fairseqs_hypotheses(monkeypatch):
     assert hub.generated == [(2, 3, {"max_len_b": 64})]
     # log-probabilities are the sums of the positional scores (eos included), best first
     assert [(h.text, h.logprob, h.tokens) for h in out[0]] == [
-        ("X hyp11 Y.", -0.75, 3), ("X hyp10 Y.", -1.5, 2), ("X hyp12 Y.", -3.0, 4)]
+        ("X hyp11 Y.", -0.75, 3),
+        ("X hyp10 Y.", -1.5, 2),
+        ("X hyp12 Y.", -3.0, 4),
+    ]
     assert out[1] == out[0]

@@ -13,20 +13,26 @@ CANDIDATE_WORDS = OBJECTS + ["Asia", "French", "German", "city", "river", "king"
 
 
 def benchmark(tokenizer):
-    facts = pd.DataFrame({
-        "relation": ["P1"] * 5 + ["P2"] * 4,
-        "fact_id": [f"f{i}" for i in range(9)],
-        "sub_label": SUBJECTS,
-        "obj_label": OBJECTS,
-    })
+    facts = pd.DataFrame(
+        {
+            "relation": ["P1"] * 5 + ["P2"] * 4,
+            "fact_id": [f"f{i}" for i in range(9)],
+            "sub_label": SUBJECTS,
+            "obj_label": OBJECTS,
+        }
+    )
     candidates = vocab.candidate_table(tokenizer, CANDIDATE_WORDS)
     assert len(candidates) == len(CANDIDATE_WORDS)  # every candidate is one token of the tiny tokenizers
     facts["obj_token_id"] = vocab.word_token_ids(tokenizer, list(facts["obj_label"]))
-    prompts = pd.DataFrame({
-        "relation": ["P1", "P1", "P2"],
-        "template": ["The capital of [X] is [Y] .", "[X] , a city in [Y] .", "[X] was born in [Y] ."],
-        "source": "manual", "rank": 0, "score": np.nan,
-    })
+    prompts = pd.DataFrame(
+        {
+            "relation": ["P1", "P1", "P2"],
+            "template": ["The capital of [X] is [Y] .", "[X] , a city in [Y] .", "[X] was born in [Y] ."],
+            "source": "manual",
+            "rank": 0,
+            "score": np.nan,
+        }
+    )
     return facts, prompts, candidates
 
 
@@ -40,12 +46,14 @@ def reference(model, tokenizer, texts, gold_ids, candidate_ids):
             position = int((encoded["input_ids"][0] == tokenizer.mask_token_id).nonzero()[0, 0])
             logprobs = torch.log_softmax(logits[position].float(), dim=-1)
             restricted = logprobs[candidate_ids]
-            rows.append({
-                "gold_logprob": float(logprobs[gold]),
-                "gold_rank": int((restricted > logprobs[gold]).sum()),
-                "prediction_id": int(candidate_ids[int(restricted.argmax())]),
-                "sorted_logprobs": restricted.sort(descending=True).values.numpy(),
-            })
+            rows.append(
+                {
+                    "gold_logprob": float(logprobs[gold]),
+                    "gold_rank": int((restricted > logprobs[gold]).sum()),
+                    "prediction_id": int(candidate_ids[int(restricted.argmax())]),
+                    "sorted_logprobs": restricted.sort(descending=True).values.numpy(),
+                }
+            )
     return rows
 
 
@@ -54,7 +62,9 @@ def run_and_compare(model, tokenizer, settings):
     table = probe.probe(facts, prompts, model, tokenizer, candidates, settings).to_pandas()
     assert len(table) == 5 * 2 + 4
     texts = [fill_template(t, s, tokenizer.mask_token) for t, s in zip(table["template"], table["sub_label"])]
-    expected = reference(model, tokenizer, texts, table["obj_token_id"], torch.tensor(candidates["token_id"].to_numpy(copy=True)))
+    expected = reference(
+        model, tokenizer, texts, table["obj_token_id"], torch.tensor(candidates["token_id"].to_numpy(copy=True))
+    )
     for row, want in zip(table.itertuples(), expected):
         assert row.gold_logprob == pytest.approx(want["gold_logprob"], abs=1e-4)
         assert row.gold_rank == want["gold_rank"]

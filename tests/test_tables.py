@@ -10,12 +10,39 @@ def per_relation():
     for model in ["m"]:
         for method, scores in [("Man", (0.5, 0.25, 1.0, 0.5)), ("Majority", (0.2, 0.1, 0.4, 0.3))]:
             rows += [
-                dict(model=model, prompt_set="manual", method=method, dataset="trex", relation="P1", n_facts=4,
-                     n_objects=2, micro=scores[0], macro=scores[1]),
-                dict(model=model, prompt_set="manual", method=method, dataset="trex", relation="P2", n_facts=2,
-                     n_objects=1, micro=scores[2], macro=scores[3]),
-                dict(model=model, prompt_set="manual", method=method, dataset="google_re", relation="g", n_facts=3,
-                     n_objects=3, micro=scores[0], macro=scores[0]),
+                dict(
+                    model=model,
+                    prompt_set="manual",
+                    method=method,
+                    dataset="trex",
+                    relation="P1",
+                    n_facts=4,
+                    n_objects=2,
+                    micro=scores[0],
+                    macro=scores[1],
+                ),
+                dict(
+                    model=model,
+                    prompt_set="manual",
+                    method=method,
+                    dataset="trex",
+                    relation="P2",
+                    n_facts=2,
+                    n_objects=1,
+                    micro=scores[2],
+                    macro=scores[3],
+                ),
+                dict(
+                    model=model,
+                    prompt_set="manual",
+                    method=method,
+                    dataset="google_re",
+                    relation="g",
+                    n_facts=3,
+                    n_objects=3,
+                    micro=scores[0],
+                    macro=scores[0],
+                ),
             ]
     return pd.DataFrame(rows)
 

@@ -2,23 +2,28 @@ import json
 
 import pandas as pd
 import pytest
-
 from conftest import require_shared
+
 from knowprobe import trex_train
 from knowprobe.io import KnowprobeError
 
 
 @pytest.fixture
 def wikidata():
-    entities = pd.DataFrame({"qid": [f"Q{i}" for i in range(1, 9)],
-                             "label": ["France", "Paris", "Germany", "Berlin", "United Kingdom", "London", "Italy",
-                                       "Roma"]})
-    claims = pd.DataFrame({
-        "subject": ["Q1", "Q3", "Q5", "Q7", "Q3", "Q1", "Q99"],
-        "property": ["P36", "P36", "P36", "P36", "P36", "P17", "P36"],
-        "object": ["Q2", "Q4", "Q6", "Q8", "Q4", "Q1", "Q2"],
-        "rank": "normal",
-    })
+    entities = pd.DataFrame(
+        {
+            "qid": [f"Q{i}" for i in range(1, 9)],
+            "label": ["France", "Paris", "Germany", "Berlin", "United Kingdom", "London", "Italy", "Roma"],
+        }
+    )
+    claims = pd.DataFrame(
+        {
+            "subject": ["Q1", "Q3", "Q5", "Q7", "Q3", "Q1", "Q99"],
+            "property": ["P36", "P36", "P36", "P36", "P36", "P17", "P36"],
+            "object": ["Q2", "Q4", "Q6", "Q8", "Q4", "Q1", "Q2"],
+            "rank": "normal",
+        }
+    )
     test = pd.DataFrame({"relation": ["P36"], "sub_uri": ["Q1"], "obj_uri": ["Q2"]})
     return entities, claims, test
 
@@ -29,14 +34,25 @@ def test_filters_and_counts_every_dropped_pair(wikidata):
     facts, dropped = trex_train.build(claims, entities, test, ["P36"], candidates, per_relation=10)
     assert facts[["sub_label", "obj_label"]].values.tolist() == [["Germany", "Berlin"]]
     assert dict(zip(dropped["reason"], dropped["n"])) == {
-        "duplicate": 1, "no_label": 1, "not_single_word": 1, "not_candidate": 1, "in_test_set": 1}
+        "duplicate": 1,
+        "no_label": 1,
+        "not_single_word": 1,
+        "not_candidate": 1,
+        "in_test_set": 1,
+    }
     assert set(facts.columns) >= {"relation", "sub_uri", "sub_label", "obj_uri", "obj_label", "origin"}
 
 
 def many_pairs(n=300):
     entities = pd.DataFrame({"qid": [f"Q{i}" for i in range(2 * n)], "label": [f"w{i}" for i in range(2 * n)]})
-    claims = pd.DataFrame({"subject": [f"Q{i}" for i in range(n)], "property": "P19",
-                           "object": [f"Q{n + i % 7}" for i in range(n)], "rank": "normal"})
+    claims = pd.DataFrame(
+        {
+            "subject": [f"Q{i}" for i in range(n)],
+            "property": "P19",
+            "object": [f"Q{n + i % 7}" for i in range(n)],
+            "rank": "normal",
+        }
+    )
     return entities, claims, {f"w{n + k}" for k in range(7)}
 
 
@@ -53,8 +69,13 @@ def test_same_seed_same_pairs_whatever_the_input_order():
 
 
 def test_statistics_as_lpaqa_table1():
-    facts = pd.DataFrame({"relation": ["P1"] * 4 + ["P2"] * 2, "sub_label": ["a", "a", "b", "c", "d", "e"],
-                          "obj_label": ["x", "x", "y", "z", "x", "x"]})
+    facts = pd.DataFrame(
+        {
+            "relation": ["P1"] * 4 + ["P2"] * 2,
+            "sub_label": ["a", "a", "b", "c", "d", "e"],
+            "obj_label": ["x", "x", "y", "z", "x", "x"],
+        }
+    )
     stats = trex_train.statistics(facts).set_index("relation")
     assert stats.loc["P1", ["pairs", "unique_subjects", "unique_objects"]].tolist() == [4, 3, 3]
     import math

@@ -1,7 +1,7 @@
 import pandas as pd
 import pytest
-
 from conftest import SPECIALS, require_shared
+
 from knowprobe import vocab
 from knowprobe.io import KnowprobeError
 
@@ -44,21 +44,36 @@ def test_intersection_keeps_words_single_in_every_model(wordpiece_tokenizer, bpe
 
 
 def facts_frame(rows):
-    return pd.DataFrame([dict(relation=r, fact_id=str(i), sub_label="s", obj_label=o, judgments_yes=y,
-                              judgments_no=n) for i, (r, o, y, n) in enumerate(rows)])
+    return pd.DataFrame(
+        [
+            dict(relation=r, fact_id=str(i), sub_label="s", obj_label=o, judgments_yes=y, judgments_no=n)
+            for i, (r, o, y, n) in enumerate(rows)
+        ]
+    )
 
 
 def test_filter_keeps_single_token_candidates_and_counts_every_drop(wordpiece_tokenizer):
-    facts = facts_frame([
-        ("P1", "Paris", 0, 0), ("P1", "Rome", 0, 0), ("P1", "New York", 0, 0), ("P1", "Salzburg", 0, 0),
-        ("P2", "Vienna", 3, 2), ("P2", "Berlin", 1, 4), ("P2", "Zzz", 0, 0),
-    ])
+    facts = facts_frame(
+        [
+            ("P1", "Paris", 0, 0),
+            ("P1", "Rome", 0, 0),
+            ("P1", "New York", 0, 0),
+            ("P1", "Salzburg", 0, 0),
+            ("P2", "Vienna", 3, 2),
+            ("P2", "Berlin", 1, 4),
+            ("P2", "Zzz", 0, 0),
+        ]
+    )
     candidates = vocab.candidate_table(wordpiece_tokenizer, ["Paris", "Rome", "Vienna", "Berlin"])["token_id"]
     kept, dropped = vocab.filter_facts(facts, wordpiece_tokenizer, candidates)
     assert kept["obj_label"].tolist() == ["Paris", "Rome", "Vienna"]
     assert kept["obj_token_id"].tolist() == wordpiece_tokenizer.convert_tokens_to_ids(["Paris", "Rome", "Vienna"])
     assert dropped[["relation", "reason", "n"]].values.tolist() == [
-        ["P1", "not_candidate", 1], ["P1", "not_one_token", 1], ["P2", "judgments", 1], ["P2", "not_one_token", 1]]
+        ["P1", "not_candidate", 1],
+        ["P1", "not_one_token", 1],
+        ["P2", "judgments", 1],
+        ["P2", "not_one_token", 1],
+    ]
     assert int(dropped["n"].sum()) + len(kept) == len(facts)
 
 
@@ -68,8 +83,11 @@ def test_filter_drops_objects_that_do_not_decode_to_themselves():
     # an uncased model: "Paris" is one token, but it reads back as "paris"
     uncased = BertTokenizerFast(vocab={t: i for i, t in enumerate(SPECIALS + ["paris", "rome"])}, do_lower_case=True)
     assert len(uncased) == len(SPECIALS) + 2
-    kept, dropped = vocab.filter_facts(facts_frame([("P1", "Paris", 0, 0), ("P1", "rome", 0, 0)]), uncased,
-                                       vocab.candidate_table(uncased, None)["token_id"])
+    kept, dropped = vocab.filter_facts(
+        facts_frame([("P1", "Paris", 0, 0), ("P1", "rome", 0, 0)]),
+        uncased,
+        vocab.candidate_table(uncased, None)["token_id"],
+    )
     assert kept["obj_label"].tolist() == ["rome"]
     assert dropped[["reason", "n"]].values.tolist() == [["not_itself", 1]]
 

@@ -8,8 +8,8 @@ import msgspec
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-
 from conftest import ROOT, require_shared
+
 from knowprobe import wikidata
 from knowprobe.download import verify_checksum
 from knowprobe.io import KnowprobeError, concat_parquet
@@ -30,7 +30,11 @@ def claim(prop, value, rank="normal", snaktype="value", value_type="wikibase-ent
     snak = {"snaktype": snaktype, "property": prop}
     if value is not None:
         snak["datavalue"] = {"value": value, "type": value_type}
-    return {"mainsnak": snak, "rank": rank, "references": [{"snaks": {"P248": [{"datavalue": {"value": {"id": "Q9"}}}]}}]}
+    return {
+        "mainsnak": snak,
+        "rank": rank,
+        "references": [{"snaks": {"P248": [{"datavalue": {"value": {"id": "Q9"}}}]}}],
+    }
 
 
 def parse(raw: bytes):
@@ -38,42 +42,65 @@ def parse(raw: bytes):
 
 
 def test_english_label_aliases_sitelink_and_item_claims():
-    parsed = parse(line(
-        id="Q42",
-        labels={"en": {"language": "en", "value": "Douglas Adams"}, "fr": {"language": "fr", "value": "D. Adams"}},
-        aliases={"en": [{"language": "en", "value": "DNA"}, {"language": "en", "value": "Douglas Noel Adams"}]},
-        sitelinks={"enwiki": {"site": "enwiki", "title": "Douglas Adams", "badges": []}},
-        claims={"P31": [claim("P31", {"entity-type": "item", "numeric-id": 5, "id": "Q5"})],
+    parsed = parse(
+        line(
+            id="Q42",
+            labels={"en": {"language": "en", "value": "Douglas Adams"}, "fr": {"language": "fr", "value": "D. Adams"}},
+            aliases={"en": [{"language": "en", "value": "DNA"}, {"language": "en", "value": "Douglas Noel Adams"}]},
+            sitelinks={"enwiki": {"site": "enwiki", "title": "Douglas Adams", "badges": []}},
+            claims={
+                "P31": [claim("P31", {"entity-type": "item", "numeric-id": 5, "id": "Q5"})],
                 "P19": [claim("P19", {"entity-type": "item", "numeric-id": 350, "id": "Q350"}, rank="preferred")],
-                "P569": [claim("P569", {"time": "+1952-03-11T00:00:00Z"}, value_type="time")]},
-    ))
-    assert (parsed.qid, parsed.label, parsed.label_lang, parsed.enwiki) == ("Q42", "Douglas Adams", "en", "Douglas Adams")
+                "P569": [claim("P569", {"time": "+1952-03-11T00:00:00Z"}, value_type="time")],
+            },
+        )
+    )
+    assert (parsed.qid, parsed.label, parsed.label_lang, parsed.enwiki) == (
+        "Q42",
+        "Douglas Adams",
+        "en",
+        "Douglas Adams",
+    )
     assert (parsed.aliases, parsed.aliases_lang) == (["DNA", "Douglas Noel Adams"], "en")
     assert sorted(parsed.claims) == [("P19", "Q350", "preferred"), ("P31", "Q5", "normal")]  # P569 not configured
     assert parsed.rejects == []
 
 
 def test_mul_label_is_the_fallback_and_recorded():
-    parsed = parse(line(labels={"mul": {"language": "mul", "value": "Tokyo"}, "de": {"language": "de", "value": "x"}},
-                        aliases={"mul": [{"language": "mul", "value": "Tōkyō"}]}))
+    parsed = parse(
+        line(
+            labels={"mul": {"language": "mul", "value": "Tokyo"}, "de": {"language": "de", "value": "x"}},
+            aliases={"mul": [{"language": "mul", "value": "Tōkyō"}]},
+        )
+    )
     assert (parsed.label, parsed.label_lang, parsed.aliases, parsed.aliases_lang) == ("Tokyo", "mul", ["Tōkyō"], "mul")
     both = parse(line(labels={"mul": {"value": "Tokyo"}, "en": {"value": "Tokyo City"}}))
     assert (both.label, both.label_lang) == ("Tokyo City", "en")
 
 
 def test_older_dumps_give_only_numeric_id():
-    parsed = parse(line(labels={"en": {"value": "x"}},
-                        claims={"P31": [claim("P31", {"entity-type": "item", "numeric-id": 5})]}))
+    parsed = parse(
+        line(labels={"en": {"value": "x"}}, claims={"P31": [claim("P31", {"entity-type": "item", "numeric-id": 5})]})
+    )
     assert parsed.claims == [("P31", "Q5", "normal")]
 
 
 def test_claims_that_are_not_kept_are_counted_by_kind():
-    parsed = parse(line(labels={"en": {"value": "x"}}, claims={
-        "P36": [claim("P36", "a string", value_type="string"),
-                claim("P36", {"entity-type": "property", "numeric-id": 31, "id": "P31"}),
-                claim("P36", None, snaktype="novalue"), claim("P36", None, snaktype="somevalue"),
-                claim("P36", {"entity-type": "item", "numeric-id": 64, "id": "Q64"}, rank="deprecated"),
-                claim("P36", {"entity-type": "item", "numeric-id": 90, "id": "Q90"})]}))
+    parsed = parse(
+        line(
+            labels={"en": {"value": "x"}},
+            claims={
+                "P36": [
+                    claim("P36", "a string", value_type="string"),
+                    claim("P36", {"entity-type": "property", "numeric-id": 31, "id": "P31"}),
+                    claim("P36", None, snaktype="novalue"),
+                    claim("P36", None, snaktype="somevalue"),
+                    claim("P36", {"entity-type": "item", "numeric-id": 64, "id": "Q64"}, rank="deprecated"),
+                    claim("P36", {"entity-type": "item", "numeric-id": 90, "id": "Q90"}),
+                ]
+            },
+        )
+    )
     assert parsed.claims == [("P36", "Q90", "normal")]
     assert sorted(parsed.rejects) == ["deprecated", "no_value", "no_value", "value_not_item", "value_not_item"]
 
@@ -117,9 +144,18 @@ def parse_in_chunks(dump: Path, chunks: int, tmp: Path):
     index = tmp / "index" if info["compression"] != "none" else None
     entities, claims, rejects = [], [], []
     for chunk in range(chunks):
-        rejects.append(wikidata.parse_chunk(dump, index, info["uncompressed_bytes"], chunk, chunks,
-                                            sorted(synthetic_wikidata.ITEM_PROPERTIES + ["P31"]),
-                                            tmp / f"e{chunk}.parquet", tmp / f"c{chunk}.parquet"))
+        rejects.append(
+            wikidata.parse_chunk(
+                dump,
+                index,
+                info["uncompressed_bytes"],
+                chunk,
+                chunks,
+                sorted(synthetic_wikidata.ITEM_PROPERTIES + ["P31"]),
+                tmp / f"e{chunk}.parquet",
+                tmp / f"c{chunk}.parquet",
+            )
+        )
         entities.append(pq.read_table(tmp / f"e{chunk}.parquet").to_pandas())
         claims.append(pq.read_table(tmp / f"c{chunk}.parquet").to_pandas())
     rejects = pd.concat(rejects).groupby("kind")["count"].sum().to_dict()
@@ -158,16 +194,19 @@ def test_chunk_that_runs_out_of_data_names_offset(dumps, tmp_path):
 
 def test_gather_concatenates_parts(dumps, tmp_path):
     entities, _, _ = parse_in_chunks(dumps / "dump.json", 3, tmp_path)
-    rows = concat_parquet([tmp_path / f"e{i}.parquet" for i in range(3)], tmp_path / "all.parquet",
-                           wikidata.ENTITY_SCHEMA)
+    rows = concat_parquet(
+        [tmp_path / f"e{i}.parquet" for i in range(3)], tmp_path / "all.parquet", wikidata.ENTITY_SCHEMA
+    )
     assert rows == len(entities) == pq.read_metadata(tmp_path / "all.parquet").num_rows
 
 
 def test_checksum_verification(tmp_path):
     path = tmp_path / "wikidata-20261116-all.json.gz"
     path.write_bytes(b"dump bytes")
-    good = "8c3f1e38a9c4d6d4a5a9b5d0f1d9e0a1  other.json.gz\n" \
-           "5f4a0f3c0f3bb3b1f4b1b6d2c4b0b2f5  wikidata-20261116-all.json.gz\n"
+    good = (
+        "8c3f1e38a9c4d6d4a5a9b5d0f1d9e0a1  other.json.gz\n"
+        "5f4a0f3c0f3bb3b1f4b1b6d2c4b0b2f5  wikidata-20261116-all.json.gz\n"
+    )
     import hashlib
 
     good = good.replace("5f4a0f3c0f3bb3b1f4b1b6d2c4b0b2f5", hashlib.md5(b"dump bytes").hexdigest())
@@ -184,8 +223,16 @@ def test_real_dump_sample_from_2015(tmp_path):
     """A real dump excerpt: labels stripped, item values with numeric-id only."""
     dump = require_shared("dumps", "sample-dump-20150815.json.gz")
     info = wikidata.build_index(dump, tmp_path / "index")
-    rejects = wikidata.parse_chunk(dump, tmp_path / "index", info["uncompressed_bytes"], 0, 1, ["P31", "P279", "P131"],
-                                   tmp_path / "e.parquet", tmp_path / "c.parquet")
+    rejects = wikidata.parse_chunk(
+        dump,
+        tmp_path / "index",
+        info["uncompressed_bytes"],
+        0,
+        1,
+        ["P31", "P279", "P131"],
+        tmp_path / "e.parquet",
+        tmp_path / "c.parquet",
+    )
     claims = pq.read_table(tmp_path / "c.parquet").to_pandas()
     assert len(claims) > 0 and claims["object"].str.match(r"^Q\d+$").all()
     counts = rejects.set_index("kind")["count"]
@@ -197,4 +244,7 @@ def test_real_full_entity_q42():
     parsed = wikidata.parse_entity(text, frozenset({"P31", "P19", "P106", "P27"}))
     assert (parsed.qid, parsed.label, parsed.enwiki) == ("Q42", "Douglas Adams", "Douglas Adams")
     assert ("P31", "Q5", "normal") in parsed.claims and ("P19", "Q350", "normal") in parsed.claims
-    assert (parsed.aliases, parsed.aliases_lang) == (["Douglas Noël Adams", "Douglas Noel Adams", "Douglas N. Adams"], "en")
+    assert (parsed.aliases, parsed.aliases_lang) == (
+        ["Douglas Noël Adams", "Douglas Noel Adams", "Douglas N. Adams"],
+        "en",
+    )

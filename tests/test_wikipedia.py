@@ -3,8 +3,8 @@ import bz2
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-
 from conftest import require_shared
+
 from knowprobe import wikipedia as wp
 from knowprobe.io import KnowprobeError
 
@@ -15,50 +15,71 @@ def sentences(wikitext):
 
 def test_links_piped_links_and_link_trails_become_spans():
     assert sentences("Mozart was born in [[Salzburg]], in the [[Archbishopric of Salzburg|archbishopric]].") == [
-        ("Mozart was born in Salzburg, in the archbishopric.",
-         [("Salzburg", "Salzburg"), ("archbishopric", "Archbishopric of Salzburg")])]
+        (
+            "Mozart was born in Salzburg, in the archbishopric.",
+            [("Salzburg", "Salzburg"), ("archbishopric", "Archbishopric of Salzburg")],
+        )
+    ]
     assert sentences("He played [[violin]]s and [[piano_concerto#Mozart|concerto]]s.") == [
-        ("He played violins and concertos.", [("violins", "Violin"), ("concertos", "Piano concerto")])]
+        ("He played violins and concertos.", [("violins", "Violin"), ("concertos", "Piano concerto")])
+    ]
 
 
 def test_templates_refs_comments_and_markup_are_removed():
-    text = ("{{Infobox person|name={{nowrap|W. A. Mozart}}|birth_place=[[Salzburg]]}}\n"
-            "'''Wolfgang Amadeus Mozart''' ({{IPA|ˈmoːtsaʁt}}; 27 January 1756 – 1791)<ref name=\"b\">{{cite "
-            "book|title=x}}</ref> was a composer<ref>Grove</ref> of the [[Classical period (music)|Classical "
-            "period]].<!-- a comment with [[Link]] -->\n")
-    assert sentences(text) == [("Wolfgang Amadeus Mozart (; 27 January 1756 – 1791) was a composer of the "
-                                "Classical period.", [("Classical period", "Classical period (music)")])]
+    text = (
+        "{{Infobox person|name={{nowrap|W. A. Mozart}}|birth_place=[[Salzburg]]}}\n"
+        "'''Wolfgang Amadeus Mozart''' ({{IPA|ˈmoːtsaʁt}}; 27 January 1756 – 1791)<ref name=\"b\">{{cite "
+        "book|title=x}}</ref> was a composer<ref>Grove</ref> of the [[Classical period (music)|Classical "
+        "period]].<!-- a comment with [[Link]] -->\n"
+    )
+    assert sentences(text) == [
+        (
+            "Wolfgang Amadeus Mozart (; 27 January 1756 – 1791) was a composer of the Classical period.",
+            [("Classical period", "Classical period (music)")],
+        )
+    ]
 
 
 def test_references_holding_markup_nested_tables_and_empty_parentheses():
     # a reference body with tags and "<" in it, a "/" inside an attribute, upper-case tags; a
     # table nested in a table; parentheses emptied by templates, with the space before them
-    text = ('Paris<ref name="a/b">{{cite web|url=http://x.org/a}} <small>p. 3</small> a < b</ref> is the '
-            'capital<REF group=n/> of France<ref>x</REF >.\n{| class="wikitable"\n|-\n| {|\n| inner\n|}\n'
-            '| outer cell\n|}\nIt lies ({{lang|fr|Seine}}; ) on the [[Seine]] ().\n')
+    text = (
+        'Paris<ref name="a/b">{{cite web|url=http://x.org/a}} <small>p. 3</small> a < b</ref> is the '
+        'capital<REF group=n/> of France<ref>x</REF >.\n{| class="wikitable"\n|-\n| {|\n| inner\n|}\n'
+        "| outer cell\n|}\nIt lies ({{lang|fr|Seine}}; ) on the [[Seine]] ().\n"
+    )
     assert sentences(text) == [("Paris is the capital of France.", []), ("It lies on the Seine.", [("Seine", "Seine")])]
 
 
 def test_tables_files_categories_headings_and_lists():
-    text = ("== Early life ==\n"
-            "[[File:Mozart.jpg|thumb|Portrait of [[Mozart]] in [[Vienna]]]]\n"
-            "{| class=\"wikitable\"\n|-\n| [[Salzburg]] || 1756\n|}\n"
-            "* He moved to [[Vienna]] in 1781.\n"
-            "See [https://example.org the archive].\n"
-            "[[Category:Composers]]\n[[de:Wolfgang Amadeus Mozart]]\n")
+    text = (
+        "== Early life ==\n"
+        "[[File:Mozart.jpg|thumb|Portrait of [[Mozart]] in [[Vienna]]]]\n"
+        '{| class="wikitable"\n|-\n| [[Salzburg]] || 1756\n|}\n'
+        "* He moved to [[Vienna]] in 1781.\n"
+        "See [https://example.org the archive].\n"
+        "[[Category:Composers]]\n[[de:Wolfgang Amadeus Mozart]]\n"
+    )
     assert sentences(text) == [("He moved to Vienna in 1781.", [("Vienna", "Vienna")]), ("See the archive.", [])]
 
 
 def test_sentence_splitter_keeps_abbreviations_and_initials():
     text = "J. R. R. Tolkien met Dr. Smith in the U.S. in 1920. He left! Then St. Mary's closed. 1921 was calm."
     starts, ends = wp.split_sentences(text)
-    assert [text[s:e] for s, e in zip(starts, ends)] == ["J. R. R. Tolkien met Dr. Smith in the U.S. in 1920.",
-                                                         "He left!", "Then St. Mary's closed.", "1921 was calm."]
+    assert [text[s:e] for s, e in zip(starts, ends)] == [
+        "J. R. R. Tolkien met Dr. Smith in the U.S. in 1920.",
+        "He left!",
+        "Then St. Mary's closed.",
+        "1921 was calm.",
+    ]
     # a paragraph's end ends a sentence even without a period; an empty paragraph gives none
     text = "Vienna (Austria)\n\nIt lies on the Danube. Its capital is Vienna"
     starts, ends = wp.split_sentences(text)
-    assert [text[s:e] for s, e in zip(starts, ends)] == ["Vienna (Austria)", "It lies on the Danube.",
-                                                         "Its capital is Vienna"]
+    assert [text[s:e] for s, e in zip(starts, ends)] == [
+        "Vienna (Austria)",
+        "It lies on the Danube.",
+        "Its capital is Vienna",
+    ]
 
 
 def test_links_are_given_to_the_sentence_that_holds_them_whole():
@@ -69,7 +90,10 @@ def test_links_are_given_to_the_sentence_that_holds_them_whole():
     assert wp.sentence_of_links(sentence_starts, sentence_ends, link_starts, link_ends).tolist() == [0, -1, 1, -1, 2]
     # a link that spans two sentences in wikitext belongs to neither
     assert sentences("He saw [[Vienna. The city|Vienna. The city]] at night. It rained in [[Graz]].") == [
-        ("He saw Vienna.", []), ("The city at night.", []), ("It rained in Graz.", [("Graz", "Graz")])]
+        ("He saw Vienna.", []),
+        ("The city at night.", []),
+        ("It rained in Graz.", [("Graz", "Graz")]),
+    ]
 
 
 def test_title_normalization_and_redirects():
@@ -93,21 +117,29 @@ PAGE = """  <page>
 
 
 def page(id, title, text="", ns=0, redirect=None):
-    return PAGE.format(id=id, title=title, ns=ns, text=text,
-                       redirect=f'\n    <redirect title="{redirect}" />' if redirect else "")
+    return PAGE.format(
+        id=id, title=title, ns=ns, text=text, redirect=f'\n    <redirect title="{redirect}" />' if redirect else ""
+    )
 
 
 def test_pages_xml_entities_and_redirects():
-    xml = ("<mediawiki><siteinfo><sitename>Wikipedia</sitename></siteinfo>\n" +
-           page(1, "Mozart", "'''Mozart''' was born in [[Salzburg]] &amp; died in [[Vienna]]. &lt;ref&gt;x&lt;/ref&gt;") +
-           page(2, "W. A. Mozart", "#REDIRECT [[Mozart]]", redirect="Mozart") +
-           page(3, "Talk:Mozart", "chat", ns=1) + "</mediawiki>")
+    xml = (
+        "<mediawiki><siteinfo><sitename>Wikipedia</sitename></siteinfo>\n"
+        + page(1, "Mozart", "'''Mozart''' was born in [[Salzburg]] &amp; died in [[Vienna]]. &lt;ref&gt;x&lt;/ref&gt;")
+        + page(2, "W. A. Mozart", "#REDIRECT [[Mozart]]", redirect="Mozart")
+        + page(3, "Talk:Mozart", "chat", ns=1)
+        + "</mediawiki>"
+    )
     pages = list(wp.iter_pages(xml))
     assert [(p.id, p.title, p.namespace, p.redirect) for p in pages] == [
-        (1, "Mozart", 0, None), (2, "W. A. Mozart", 0, "Mozart"), (3, "Talk:Mozart", 1, None)]
+        (1, "Mozart", 0, None),
+        (2, "W. A. Mozart", 0, "Mozart"),
+        (3, "Talk:Mozart", 1, None),
+    ]
     assert pages[0].text.startswith("'''Mozart''' was born in [[Salzburg]] & died")
-    assert sentences(pages[0].text) == [("Mozart was born in Salzburg & died in Vienna.",
-                                         [("Salzburg", "Salzburg"), ("Vienna", "Vienna")])]
+    assert sentences(pages[0].text) == [
+        ("Mozart was born in Salzburg & died in Vienna.", [("Salzburg", "Salzburg"), ("Vienna", "Vienna")])
+    ]
 
 
 def test_xml_unescape_undoes_one_level_of_the_exports_escaping():
@@ -125,7 +157,7 @@ def write_multistream(path, pages_per_stream, pages):
     streams = [b"<mediawiki>\n  <siteinfo><sitename>Wikipedia</sitename></siteinfo>\n"]
     titles = [[]]
     for start in range(0, len(pages), pages_per_stream):
-        group = pages[start:start + pages_per_stream]
+        group = pages[start : start + pages_per_stream]
         streams.append("".join(page(*p) for p in group).encode())
         titles.append([(p[0], p[1]) for p in group])
     streams.append(b"</mediawiki>\n")
@@ -152,8 +184,12 @@ def test_chunks_of_streams_cover_every_page_once(tmp_path):
     size = dump.stat().st_size
     seen = []
     for chunk in range(4):
-        counts = wp.extract_chunk(dump, wp.chunk_streams(offsets, size, chunk, 4), tmp_path / f"s{chunk}.parquet",
-                                  tmp_path / f"r{chunk}.parquet")
+        counts = wp.extract_chunk(
+            dump,
+            wp.chunk_streams(offsets, size, chunk, 4),
+            tmp_path / f"s{chunk}.parquet",
+            tmp_path / f"r{chunk}.parquet",
+        )
         seen.append(pq.read_table(tmp_path / f"s{chunk}.parquet").to_pandas())
         assert "articles" in set(counts["what"])
     table = pd.concat(seen, ignore_index=True)
@@ -165,9 +201,15 @@ def test_chunks_of_streams_cover_every_page_once(tmp_path):
 def test_a_dump_without_index_is_read_in_bounded_pieces(tmp_path):
     """Plain XML, one bzip2 stream (a split part file) or several streams: read a piece at a
     time, each ending after a whole page, with the same pages as the dump read at once."""
-    pages = [(i, f"Städte {i}", f"Sentence {i} of [[Page {i + 1}]]. Ende – ja. "
-              + " ".join(str((i * 7919 + k * 104729) % 1000003) for k in range(600)))
-             for i in range(1, 61)]
+    pages = [
+        (
+            i,
+            f"Städte {i}",
+            f"Sentence {i} of [[Page {i + 1}]]. Ende – ja. "
+            + " ".join(str((i * 7919 + k * 104729) % 1000003) for k in range(600)),
+        )
+        for i in range(1, 61)
+    ]
     xml = "<mediawiki>\n" + "".join(page(*p) for p in pages) + "</mediawiki>\n"
     plain, single = tmp_path / "part.xml", tmp_path / "part.xml.bz2"
     plain.write_text(xml, encoding="utf-8")
@@ -179,8 +221,9 @@ def test_a_dump_without_index_is_read_in_bounded_pieces(tmp_path):
         pieces = list(wp.iter_xml_pieces(dump, None, piece_bytes=20_000))
         assert len(pieces) >= 3 and max(len(text) for _, _, text in pieces) < 250_000
         assert all(text.rstrip().endswith((b"</page>", b"</mediawiki>")) for _, _, text in pieces)
-        assert sum(size for _, size, _ in pieces) == len(bz2.decompress(dump.read_bytes()) if dump.suffix == ".bz2"
-                                                         else dump.read_bytes())
+        assert sum(size for _, size, _ in pieces) == len(
+            bz2.decompress(dump.read_bytes()) if dump.suffix == ".bz2" else dump.read_bytes()
+        )
         assert sum(compressed for compressed, _, _ in pieces) == dump.stat().st_size
         assert [(p.id, p.title, p.text) for _, _, text in pieces for p in wp.iter_pages(text)] == expected
     single.write_bytes(bz2.compress(xml.encode(), 1)[:-30])
@@ -191,8 +234,12 @@ def test_a_dump_without_index_is_read_in_bounded_pieces(tmp_path):
 def test_page_text_that_is_not_utf8_is_named_with_its_dump(tmp_path):
     dump = tmp_path / "part.xml"
     for latin1 in (b"caf\xe9 &amp; more", b"caf\xe9"):  # with entities (expat's way) and without
-        dump.write_bytes(("<mediawiki>\n" + page(1, "Mozart", "ok") + page(2, "Salzburg", "caf\x00")).encode()
-                         .replace(b"caf\x00", latin1) + b"</mediawiki>\n")
+        dump.write_bytes(
+            ("<mediawiki>\n" + page(1, "Mozart", "ok") + page(2, "Salzburg", "caf\x00"))
+            .encode()
+            .replace(b"caf\x00", latin1)
+            + b"</mediawiki>\n"
+        )
         with pytest.raises(KnowprobeError, match=r"part.xml: page 2 \(Salzburg\): its text is not UTF-8"):
             wp.extract_chunk(dump, None, tmp_path / "s.parquet", tmp_path / "r.parquet")
         assert not (tmp_path / "s.parquet").exists()
@@ -226,14 +273,15 @@ def test_real_wikipedia_export_sample(tmp_path):
 
 def test_malformed_links_and_stray_spaces_keep_offsets_right():
     assert sentences("He studied at [[Berkeley|UC Berkeley] and then at [[Harvard University|Harvard]].") == [
-        ("He studied at Berkeley|UC Berkeley] and then at Harvard.", [("Harvard", "Harvard University")])]
+        ("He studied at Berkeley|UC Berkeley] and then at Harvard.", [("Harvard", "Harvard University")])
+    ]
     assert sentences("It lies on the [[Danube|  Danube ]]&nbsp; &nbsp;in [[Vienna]].") == [
-        ("It lies on the Danube in Vienna.", [("Danube", "Danube"), ("Vienna", "Vienna")])]
+        ("It lies on the Danube in Vienna.", [("Danube", "Danube"), ("Vienna", "Vienna")])
+    ]
 
 
 def test_a_link_with_a_blank_target_leaves_no_leading_space():
-    assert sentences("[[ ]] Vienna lies on the [[Danube]].") == [
-        ("Vienna lies on the Danube.", [("Danube", "Danube")])]
+    assert sentences("[[ ]] Vienna lies on the [[Danube]].") == [("Vienna lies on the Danube.", [("Danube", "Danube")])]
 
 
 def test_benchmark_dump_has_the_density_of_real_articles(tmp_path):
@@ -255,7 +303,9 @@ def test_benchmark_dump_has_the_density_of_real_articles(tmp_path):
     ranges = wp.chunk_streams(wp.read_stream_offsets(info["index"]), dump.stat().st_size, 0, 1)
 
     def density(path, ranges, xml_bytes):
-        counts = wp.extract_chunk(path, ranges, tmp_path / f"{path.name}.s.parquet", tmp_path / f"{path.name}.r.parquet")
+        counts = wp.extract_chunk(
+            path, ranges, tmp_path / f"{path.name}.s.parquet", tmp_path / f"{path.name}.r.parquet"
+        )
         counts = dict(zip(counts["what"], counts["count"]))
         megabytes = xml_bytes / 1e6
         return counts["sentences"] / megabytes, counts["links"] / megabytes, xml_bytes / path.stat().st_size

@@ -18,7 +18,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-
 from conftest import ROOT, require_shared
 
 pytestmark = pytest.mark.workflow
@@ -41,8 +40,13 @@ def copy_project(dest: Path) -> Path:
 
 
 def snakemake(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    result = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2", *args], cwd=cwd,
-                            capture_output=True, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--cores", "2", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
     if check and result.returncode != 0:
         raise AssertionError(f"snakemake {' '.join(args)} failed:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}")
     return result
@@ -71,7 +75,8 @@ def test_demo_writes_the_baseline_tables(demo):
     assert summary["T-REx relations"].tolist() == [6, 6]  # P1376 has no T-REx file, as in LAMA
     per_relation = pd.read_csv(demo / "results/tables/per_relation.csv")
     assert ["model", "prompt_set", "relation", "n_facts", "micro", "macro"] == [
-        c for c in per_relation.columns if c in {"model", "prompt_set", "relation", "n_facts", "micro", "macro"}]
+        c for c in per_relation.columns if c in {"model", "prompt_set", "relation", "n_facts", "micro", "macro"}
+    ]
     # every fact is either probed or counted as dropped, per dataset
     dropped = pd.read_csv(demo / "results/tables/dropped_facts.csv")
     for dataset in ["trex", "google_re"]:
@@ -117,10 +122,15 @@ def test_demo_mines_prompts_from_its_wikipedia_dump_and_probes_them(demo):
     assert "middle-word only" in (demo / "results/tables/mined_prompts.md").read_text()
     mine_man = pd.read_parquet(demo / "results/prompts/mine_man.parquet")
     manual = pd.read_parquet(demo / "results/prompts/manual.parquet")
-    pairs = lambda frame: set(zip(frame["relation"], frame["template"]))
+
+    def pairs(frame):
+        return set(zip(frame["relation"], frame["template"]))
+
     assert pairs(mine_man) == pairs(mine) | pairs(manual) and len(mine_man) == len(pairs(mine_man))
     metrics = pd.read_parquet(demo / "results/metrics/tiny-demo-bert/mine/trex.parquet")
-    assert len(metrics) == len(mine[mine["relation"].isin(pd.read_parquet(demo / "results/facts/trex.parquet")["relation"])])
+    assert len(metrics) == len(
+        mine[mine["relation"].isin(pd.read_parquet(demo / "results/facts/trex.parquet")["relation"])]
+    )
 
 
 def test_demo_paraphrases_manual_and_best_mined_prompts_and_probes_them(demo):
@@ -155,9 +165,14 @@ def test_interrupted_run_resumes_and_gives_identical_tables(demo, tmp_path):
     output = tmp_path / "interrupted.log"
     # a shell starts background commands with SIGINT ignored, and that is inherited: restore the
     # default, as in the terminal of a user who presses Ctrl-C
-    process = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "2", *DEMO], cwd=project,
-                               stdout=output.open("w"), stderr=subprocess.STDOUT, start_new_session=True,
-                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "snakemake", "--cores", "2", *DEMO],
+        cwd=project,
+        stdout=output.open("w"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     train_log = project / "logs/train_demo_model/tiny-demo-bert.log"
     deadline = time.time() + 240
     while time.time() < deadline and not (train_log.exists() and "step 500" in train_log.read_text()):
@@ -184,8 +199,15 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
     ran = executed_rules(snakemake(project, *DEMO))
     # Mine+Para's seeds are chosen by T-REx-train P@1, so that set is paraphrased and probed again;
     # no other probe runs
-    assert ran == {"evaluate", "majority", "tables", "select_paraphrase_seeds", "paraphrase", "paraphrase_stats",
-                   "probe"}
+    assert ran == {
+        "evaluate",
+        "majority",
+        "tables",
+        "select_paraphrase_seeds",
+        "paraphrase",
+        "paraphrase_stats",
+        "probe",
+    }
     assert probe_output.stat().st_mtime_ns == before
 
     with open(project / "workflow/scripts/knowprobe/probe.py", "a") as handle:
@@ -198,8 +220,19 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
 
     # the Wikidata stages: the parse, T-REx-train and what was mined with them; not the demo model
     # nor the fact filter, nor the Wikipedia extraction
-    downstream = {"trex_train", "trex_train_stats", "distant_supervision", "mine_prompts", "mine_man_prompts",
-                  "probe", "evaluate", "filter_facts", "select_paraphrase_seeds", "paraphrase", "paraphrase_stats"}
+    downstream = {
+        "trex_train",
+        "trex_train_stats",
+        "distant_supervision",
+        "mine_prompts",
+        "mine_man_prompts",
+        "probe",
+        "evaluate",
+        "filter_facts",
+        "select_paraphrase_seeds",
+        "paraphrase",
+        "paraphrase_stats",
+    }
     with open(project / "workflow/scripts/knowprobe/wikidata.py", "a") as handle:
         handle.write("\n# an edit of the Wikidata stage\n")
     planned = executed_rules(snakemake(project, "-n", *DEMO))
@@ -225,8 +258,14 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
     module = project / "workflow/scripts/knowprobe/paraphrase.py"
     original, stamp = module.read_text(), module.stat()
     module.write_text(original + "\n# an edit of the paraphrase stage\n")
-    paraphrase_jobs = {"train_demo_translator", "select_paraphrase_seeds", "paraphrase", "paraphrase_stats",
-                       "probe", "evaluate"}
+    paraphrase_jobs = {
+        "train_demo_translator",
+        "select_paraphrase_seeds",
+        "paraphrase",
+        "paraphrase_stats",
+        "probe",
+        "evaluate",
+    }
     result = snakemake(project, "-n", *DEMO)
     assert executed_rules(result) == paraphrase_jobs
     probed = set(re.findall(r"prompt_set=(\w+), dataset=(\w+)", result.stdout + result.stderr))
@@ -267,8 +306,13 @@ def test_default_config_dry_run_builds_the_whole_dag_without_downloading(tmp_pat
     # model's mined prompts on T-REx-train (Mine+Para's seeds)
     assert counts["probe"] == "15"
     assert counts["download_translator"] == "2" and counts["paraphrase"] == "2"
-    for downloaded in ["resources/lama", "resources/models", "resources/wikidata", "resources/wikipedia",
-                       "resources/translators"]:
+    for downloaded in [
+        "resources/lama",
+        "resources/models",
+        "resources/wikidata",
+        "resources/wikipedia",
+        "resources/translators",
+    ]:
         assert not (project / downloaded).exists()
 
 
@@ -282,17 +326,20 @@ def test_fairseq_backend_needs_no_translator_download(tmp_path):
     assert counts["paraphrase"] == "2" and "download_translator" not in counts
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda c: c["probe"].update(batch_sise=3), "batch_sise"),
-    (lambda c: c.update(modles={}), "modles"),
-    (lambda c: c["models"]["tiny-demo-bert"].update(hub_id="bert-base-cased"), "models.tiny-demo-bert"),
-    (lambda c: c["lama"].update(data="resources/nowhere"), "lama.data"),
-    (lambda c: c["wikidata"].update(path="resources/nowhere.json.gz"), "wikidata.path"),
-    (lambda c: c["wikidata"].update(chunks=0), "chunks"),
-    (lambda c: c["paraphrase"]["forward"].update(hub_id="facebook/wmt19-en-de"), "paraphrase.forward"),
-    (lambda c: c["paraphrase"].update(seed_model="bert-base-cased"), "paraphrase.seed_model"),
-    (lambda c: c["paraphrase"].update(beams=0), "beams"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda c: c["probe"].update(batch_sise=3), "batch_sise"),
+        (lambda c: c.update(modles={}), "modles"),
+        (lambda c: c["models"]["tiny-demo-bert"].update(hub_id="bert-base-cased"), "models.tiny-demo-bert"),
+        (lambda c: c["lama"].update(data="resources/nowhere"), "lama.data"),
+        (lambda c: c["wikidata"].update(path="resources/nowhere.json.gz"), "wikidata.path"),
+        (lambda c: c["wikidata"].update(chunks=0), "chunks"),
+        (lambda c: c["paraphrase"]["forward"].update(hub_id="facebook/wmt19-en-de"), "paraphrase.forward"),
+        (lambda c: c["paraphrase"].update(seed_model="bert-base-cased"), "paraphrase.seed_model"),
+        (lambda c: c["paraphrase"].update(beams=0), "beams"),
+    ],
+)
 def test_config_mistakes_fail_before_anything_runs(tmp_path, edit, message):
     project = copy_project(tmp_path)
     config = yaml.safe_load((project / "resources/demo/config.yaml").read_text())
@@ -328,8 +375,11 @@ def test_real_lama_files_flow_through_the_workflow(tmp_path):
     vocab = list(dict.fromkeys(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + [w for w in words if w] + extra))
     tokenizer = BertTokenizerFast(vocab={w: i for i, w in enumerate(vocab)}, do_lower_case=False)
     assert len(tokenizer) == len(vocab) > 21000
-    model = BertForMaskedLM(BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2,
-                                       num_attention_heads=2, intermediate_size=64))
+    model = BertForMaskedLM(
+        BertConfig(
+            vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64
+        )
+    )
     model_dir = tmp_path / "tiny-random-bert"
     model.save_pretrained(model_dir)
     tokenizer.save_pretrained(model_dir)
@@ -361,7 +411,8 @@ def test_real_lama_files_flow_through_the_workflow(tmp_path):
     assert sorted(train["relation"].unique()) == sorted(p.stem for p in trex_files)
     test = pd.read_parquet(project / "results/facts/trex.parquet")
     assert not set(zip(train["relation"], train["sub_uri"], train["obj_uri"])) & set(
-        zip(test["relation"], test["sub_uri"], test["obj_uri"]))
+        zip(test["relation"], test["sub_uri"], test["obj_uri"])
+    )
 
 
 def test_slurm_profile_sends_gpu_rules_to_gpu_nodes(tmp_path):
@@ -390,8 +441,8 @@ def mirror(tmp_path):
     dump = (ROOT / "resources/demo/wikidata-demo-all.json.gz").read_bytes()
     (dated / "wikidata-20261116-all.json.gz").write_bytes(dump)
     (dated / "wikidata-20261116-md5sums.txt").write_text(
-        f"{hashlib.md5(dump).hexdigest()}  wikidata-20261116-all.json.gz\n"
-        f"{'0' * 32}  wikidata-20261116-all.json.bz2\n")
+        f"{hashlib.md5(dump).hexdigest()}  wikidata-20261116-all.json.gz\n{'0' * 32}  wikidata-20261116-all.json.bz2\n"
+    )
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
     handler.log_message = lambda *args: None
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -425,8 +476,10 @@ def test_wikipedia_download_rule_fetches_dump_and_index_and_verifies_both(tmp_pa
     enwiki = dated.parent / "20261101"
     enwiki.mkdir()
     sums = []
-    for name in ["enwiki-demo-pages-articles-multistream.xml.bz2",
-                 "enwiki-demo-pages-articles-multistream-index.txt.bz2"]:
+    for name in [
+        "enwiki-demo-pages-articles-multistream.xml.bz2",
+        "enwiki-demo-pages-articles-multistream-index.txt.bz2",
+    ]:
         data = (ROOT / "resources/demo" / name).read_bytes()
         served = name.replace("enwiki-demo", "enwiki-20261101")
         (enwiki / served).write_bytes(data)

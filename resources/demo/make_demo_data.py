@@ -21,56 +21,122 @@ HERE = Path(__file__).parent
 
 # country, capital, continent, official language (None: not used)
 COUNTRIES = [
-    ("France", "Paris", "Europe", "French"), ("Germany", "Berlin", "Europe", "German"),
-    ("Italy", "Rome", "Europe", "Italian"), ("Spain", "Madrid", "Europe", "Spanish"),
-    ("Portugal", "Lisbon", "Europe", "Portuguese"), ("Greece", "Athens", "Europe", "Greek"),
-    ("Poland", "Warsaw", "Europe", "Polish"), ("Austria", "Vienna", "Europe", "German"),
-    ("Hungary", "Budapest", "Europe", "Hungarian"), ("Sweden", "Stockholm", "Europe", "Swedish"),
-    ("Norway", "Oslo", "Europe", "Norwegian"), ("Finland", "Helsinki", "Europe", "Finnish"),
-    ("Denmark", "Copenhagen", "Europe", "Danish"), ("Ireland", "Dublin", "Europe", "Irish"),
-    ("Netherlands", "Amsterdam", "Europe", "Dutch"), ("Belgium", "Brussels", "Europe", None),
-    ("Russia", "Moscow", "Europe", "Russian"), ("Ukraine", "Kyiv", "Europe", "Ukrainian"),
-    ("Romania", "Bucharest", "Europe", "Romanian"), ("Bulgaria", "Sofia", "Europe", "Bulgarian"),
-    ("Serbia", "Belgrade", "Europe", "Serbian"), ("Croatia", "Zagreb", "Europe", "Croatian"),
-    ("Czechia", "Prague", "Europe", "Czech"), ("Slovakia", "Bratislava", "Europe", "Slovak"),
-    ("Slovenia", "Ljubljana", "Europe", "Slovene"), ("Albania", "Tirana", "Europe", "Albanian"),
-    ("Iceland", "Reykjavik", "Europe", "Icelandic"), ("Estonia", "Tallinn", "Europe", "Estonian"),
-    ("Latvia", "Riga", "Europe", "Latvian"), ("Lithuania", "Vilnius", "Europe", "Lithuanian"),
-    ("Japan", "Tokyo", "Asia", "Japanese"), ("China", "Beijing", "Asia", "Chinese"),
-    ("India", "New Delhi", "Asia", "Hindi"), ("Indonesia", "Jakarta", "Asia", "Indonesian"),
-    ("Thailand", "Bangkok", "Asia", "Thai"), ("Vietnam", "Hanoi", "Asia", "Vietnamese"),
-    ("Iran", "Tehran", "Asia", "Persian"), ("Iraq", "Baghdad", "Asia", "Arabic"),
-    ("Israel", "Jerusalem", "Asia", "Hebrew"), ("Turkey", "Ankara", "Asia", "Turkish"),
-    ("Pakistan", "Islamabad", "Asia", "Urdu"), ("Bangladesh", "Dhaka", "Asia", "Bengali"),
-    ("Mongolia", "Ulaanbaatar", "Asia", "Mongolian"), ("Nepal", "Kathmandu", "Asia", "Nepali"),
-    ("Philippines", "Manila", "Asia", "Filipino"), ("Malaysia", "Kuala Lumpur", "Asia", "Malay"),
-    ("South Korea", "Seoul", "Asia", "Korean"), ("Egypt", "Cairo", "Africa", "Arabic"),
-    ("Kenya", "Nairobi", "Africa", "Swahili"), ("Nigeria", "Abuja", "Africa", "English"),
-    ("Ethiopia", "Addis Ababa", "Africa", "Amharic"), ("Morocco", "Rabat", "Africa", "Arabic"),
-    ("Ghana", "Accra", "Africa", "English"), ("Senegal", "Dakar", "Africa", "French"),
-    ("Tanzania", "Dodoma", "Africa", "Swahili"), ("Uganda", "Kampala", "Africa", "English"),
-    ("Algeria", "Algiers", "Africa", "Arabic"), ("Tunisia", "Tunis", "Africa", "Arabic"),
-    ("Sudan", "Khartoum", "Africa", "Arabic"), ("Brazil", "Brasília", "South America", "Portuguese"),
-    ("Argentina", "Buenos Aires", "South America", "Spanish"), ("Chile", "Santiago", "South America", "Spanish"),
-    ("Peru", "Lima", "South America", "Spanish"), ("Colombia", "Bogotá", "South America", "Spanish"),
-    ("Venezuela", "Caracas", "South America", "Spanish"), ("Ecuador", "Quito", "South America", "Spanish"),
-    ("Uruguay", "Montevideo", "South America", "Spanish"), ("Canada", "Ottawa", "North America", "English"),
-    ("Mexico", "Mexico City", "North America", "Spanish"), ("Cuba", "Havana", "North America", "Spanish"),
-    ("Australia", "Canberra", "Oceania", "English"), ("Fiji", "Suva", "Oceania", "English"),
+    ("France", "Paris", "Europe", "French"),
+    ("Germany", "Berlin", "Europe", "German"),
+    ("Italy", "Rome", "Europe", "Italian"),
+    ("Spain", "Madrid", "Europe", "Spanish"),
+    ("Portugal", "Lisbon", "Europe", "Portuguese"),
+    ("Greece", "Athens", "Europe", "Greek"),
+    ("Poland", "Warsaw", "Europe", "Polish"),
+    ("Austria", "Vienna", "Europe", "German"),
+    ("Hungary", "Budapest", "Europe", "Hungarian"),
+    ("Sweden", "Stockholm", "Europe", "Swedish"),
+    ("Norway", "Oslo", "Europe", "Norwegian"),
+    ("Finland", "Helsinki", "Europe", "Finnish"),
+    ("Denmark", "Copenhagen", "Europe", "Danish"),
+    ("Ireland", "Dublin", "Europe", "Irish"),
+    ("Netherlands", "Amsterdam", "Europe", "Dutch"),
+    ("Belgium", "Brussels", "Europe", None),
+    ("Russia", "Moscow", "Europe", "Russian"),
+    ("Ukraine", "Kyiv", "Europe", "Ukrainian"),
+    ("Romania", "Bucharest", "Europe", "Romanian"),
+    ("Bulgaria", "Sofia", "Europe", "Bulgarian"),
+    ("Serbia", "Belgrade", "Europe", "Serbian"),
+    ("Croatia", "Zagreb", "Europe", "Croatian"),
+    ("Czechia", "Prague", "Europe", "Czech"),
+    ("Slovakia", "Bratislava", "Europe", "Slovak"),
+    ("Slovenia", "Ljubljana", "Europe", "Slovene"),
+    ("Albania", "Tirana", "Europe", "Albanian"),
+    ("Iceland", "Reykjavik", "Europe", "Icelandic"),
+    ("Estonia", "Tallinn", "Europe", "Estonian"),
+    ("Latvia", "Riga", "Europe", "Latvian"),
+    ("Lithuania", "Vilnius", "Europe", "Lithuanian"),
+    ("Japan", "Tokyo", "Asia", "Japanese"),
+    ("China", "Beijing", "Asia", "Chinese"),
+    ("India", "New Delhi", "Asia", "Hindi"),
+    ("Indonesia", "Jakarta", "Asia", "Indonesian"),
+    ("Thailand", "Bangkok", "Asia", "Thai"),
+    ("Vietnam", "Hanoi", "Asia", "Vietnamese"),
+    ("Iran", "Tehran", "Asia", "Persian"),
+    ("Iraq", "Baghdad", "Asia", "Arabic"),
+    ("Israel", "Jerusalem", "Asia", "Hebrew"),
+    ("Turkey", "Ankara", "Asia", "Turkish"),
+    ("Pakistan", "Islamabad", "Asia", "Urdu"),
+    ("Bangladesh", "Dhaka", "Asia", "Bengali"),
+    ("Mongolia", "Ulaanbaatar", "Asia", "Mongolian"),
+    ("Nepal", "Kathmandu", "Asia", "Nepali"),
+    ("Philippines", "Manila", "Asia", "Filipino"),
+    ("Malaysia", "Kuala Lumpur", "Asia", "Malay"),
+    ("South Korea", "Seoul", "Asia", "Korean"),
+    ("Egypt", "Cairo", "Africa", "Arabic"),
+    ("Kenya", "Nairobi", "Africa", "Swahili"),
+    ("Nigeria", "Abuja", "Africa", "English"),
+    ("Ethiopia", "Addis Ababa", "Africa", "Amharic"),
+    ("Morocco", "Rabat", "Africa", "Arabic"),
+    ("Ghana", "Accra", "Africa", "English"),
+    ("Senegal", "Dakar", "Africa", "French"),
+    ("Tanzania", "Dodoma", "Africa", "Swahili"),
+    ("Uganda", "Kampala", "Africa", "English"),
+    ("Algeria", "Algiers", "Africa", "Arabic"),
+    ("Tunisia", "Tunis", "Africa", "Arabic"),
+    ("Sudan", "Khartoum", "Africa", "Arabic"),
+    ("Brazil", "Brasília", "South America", "Portuguese"),
+    ("Argentina", "Buenos Aires", "South America", "Spanish"),
+    ("Chile", "Santiago", "South America", "Spanish"),
+    ("Peru", "Lima", "South America", "Spanish"),
+    ("Colombia", "Bogotá", "South America", "Spanish"),
+    ("Venezuela", "Caracas", "South America", "Spanish"),
+    ("Ecuador", "Quito", "South America", "Spanish"),
+    ("Uruguay", "Montevideo", "South America", "Spanish"),
+    ("Canada", "Ottawa", "North America", "English"),
+    ("Mexico", "Mexico City", "North America", "Spanish"),
+    ("Cuba", "Havana", "North America", "Spanish"),
+    ("Australia", "Canberra", "Oceania", "English"),
+    ("Fiji", "Suva", "Oceania", "English"),
 ]
 
 CITY_COUNTRY = [
-    ("Lyon", "France"), ("Marseille", "France"), ("Toulouse", "France"), ("Munich", "Germany"),
-    ("Hamburg", "Germany"), ("Cologne", "Germany"), ("Frankfurt", "Germany"), ("Milan", "Italy"),
-    ("Naples", "Italy"), ("Turin", "Italy"), ("Florence", "Italy"), ("Venice", "Italy"),
-    ("Barcelona", "Spain"), ("Seville", "Spain"), ("Valencia", "Spain"), ("Porto", "Portugal"),
-    ("Krakow", "Poland"), ("Gdansk", "Poland"), ("Salzburg", "Austria"), ("Gothenburg", "Sweden"),
-    ("Bergen", "Norway"), ("Rotterdam", "Netherlands"), ("Antwerp", "Belgium"), ("Osaka", "Japan"),
-    ("Kyoto", "Japan"), ("Shanghai", "China"), ("Mumbai", "India"), ("Chennai", "India"),
-    ("Kolkata", "India"), ("Istanbul", "Turkey"), ("Alexandria", "Egypt"), ("Lagos", "Nigeria"),
-    ("Casablanca", "Morocco"), ("Toronto", "Canada"), ("Montreal", "Canada"), ("Vancouver", "Canada"),
-    ("Sydney", "Australia"), ("Melbourne", "Australia"), ("Perth", "Australia"),
-    ("Chicago", "United States of America"), ("Boston", "United States of America"),
+    ("Lyon", "France"),
+    ("Marseille", "France"),
+    ("Toulouse", "France"),
+    ("Munich", "Germany"),
+    ("Hamburg", "Germany"),
+    ("Cologne", "Germany"),
+    ("Frankfurt", "Germany"),
+    ("Milan", "Italy"),
+    ("Naples", "Italy"),
+    ("Turin", "Italy"),
+    ("Florence", "Italy"),
+    ("Venice", "Italy"),
+    ("Barcelona", "Spain"),
+    ("Seville", "Spain"),
+    ("Valencia", "Spain"),
+    ("Porto", "Portugal"),
+    ("Krakow", "Poland"),
+    ("Gdansk", "Poland"),
+    ("Salzburg", "Austria"),
+    ("Gothenburg", "Sweden"),
+    ("Bergen", "Norway"),
+    ("Rotterdam", "Netherlands"),
+    ("Antwerp", "Belgium"),
+    ("Osaka", "Japan"),
+    ("Kyoto", "Japan"),
+    ("Shanghai", "China"),
+    ("Mumbai", "India"),
+    ("Chennai", "India"),
+    ("Kolkata", "India"),
+    ("Istanbul", "Turkey"),
+    ("Alexandria", "Egypt"),
+    ("Lagos", "Nigeria"),
+    ("Casablanca", "Morocco"),
+    ("Toronto", "Canada"),
+    ("Montreal", "Canada"),
+    ("Vancouver", "Canada"),
+    ("Sydney", "Australia"),
+    ("Melbourne", "Australia"),
+    ("Perth", "Australia"),
+    ("Chicago", "United States of America"),
+    ("Boston", "United States of America"),
     ("Seattle", "United States of America"),
 ]
 
@@ -130,20 +196,37 @@ PEOPLE = [
 ]
 # Facts beyond the LAMA-format test set, for T-REx-train: country, capital, continent, language
 TRAIN_COUNTRIES = [
-    ("Jordan", "Amman", "Asia", "Arabic"), ("Syria", "Damascus", "Asia", "Arabic"), ("Lebanon", "Beirut", "Asia", "Arabic"),
-    ("Qatar", "Doha", "Asia", "Arabic"), ("Oman", "Muscat", "Asia", "Arabic"), ("Libya", "Tripoli", "Africa", "Arabic"),
-    ("Mali", "Bamako", "Africa", "French"), ("Niger", "Niamey", "Africa", "French"), ("Zambia", "Lusaka", "Africa", "English"),
-    ("Zimbabwe", "Harare", "Africa", "English"), ("Angola", "Luanda", "Africa", "Portuguese"),
-    ("Namibia", "Windhoek", "Africa", "English"), ("Botswana", "Gaborone", "Africa", "English"),
-    ("Rwanda", "Kigali", "Africa", "Kinyarwanda"), ("Somalia", "Mogadishu", "Africa", "Somali"),
-    ("Paraguay", "Asunción", "South America", "Spanish"), ("Honduras", "Tegucigalpa", "North America", "Spanish"),
-    ("Nicaragua", "Managua", "North America", "Spanish"), ("Jamaica", "Kingston", "North America", "English"),
-    ("Belarus", "Minsk", "Europe", "Belarusian"), ("Georgia", "Tbilisi", "Asia", "Georgian"),
-    ("Armenia", "Yerevan", "Asia", "Armenian"), ("Azerbaijan", "Baku", "Asia", "Azerbaijani"),
-    ("Kazakhstan", "Astana", "Asia", "Kazakh"), ("Uzbekistan", "Tashkent", "Asia", "Uzbek"),
-    ("Afghanistan", "Kabul", "Asia", "Pashto"), ("Cyprus", "Nicosia", "Europe", "Greek"),
-    ("Malta", "Valletta", "Europe", "Maltese"), ("Montenegro", "Podgorica", "Europe", "Montenegrin"),
-    ("Switzerland", "Bern", "Europe", "German"), ("Cambodia", "Phnom Penh", "Asia", "Khmer"),
+    ("Jordan", "Amman", "Asia", "Arabic"),
+    ("Syria", "Damascus", "Asia", "Arabic"),
+    ("Lebanon", "Beirut", "Asia", "Arabic"),
+    ("Qatar", "Doha", "Asia", "Arabic"),
+    ("Oman", "Muscat", "Asia", "Arabic"),
+    ("Libya", "Tripoli", "Africa", "Arabic"),
+    ("Mali", "Bamako", "Africa", "French"),
+    ("Niger", "Niamey", "Africa", "French"),
+    ("Zambia", "Lusaka", "Africa", "English"),
+    ("Zimbabwe", "Harare", "Africa", "English"),
+    ("Angola", "Luanda", "Africa", "Portuguese"),
+    ("Namibia", "Windhoek", "Africa", "English"),
+    ("Botswana", "Gaborone", "Africa", "English"),
+    ("Rwanda", "Kigali", "Africa", "Kinyarwanda"),
+    ("Somalia", "Mogadishu", "Africa", "Somali"),
+    ("Paraguay", "Asunción", "South America", "Spanish"),
+    ("Honduras", "Tegucigalpa", "North America", "Spanish"),
+    ("Nicaragua", "Managua", "North America", "Spanish"),
+    ("Jamaica", "Kingston", "North America", "English"),
+    ("Belarus", "Minsk", "Europe", "Belarusian"),
+    ("Georgia", "Tbilisi", "Asia", "Georgian"),
+    ("Armenia", "Yerevan", "Asia", "Armenian"),
+    ("Azerbaijan", "Baku", "Asia", "Azerbaijani"),
+    ("Kazakhstan", "Astana", "Asia", "Kazakh"),
+    ("Uzbekistan", "Tashkent", "Asia", "Uzbek"),
+    ("Afghanistan", "Kabul", "Asia", "Pashto"),
+    ("Cyprus", "Nicosia", "Europe", "Greek"),
+    ("Malta", "Valletta", "Europe", "Maltese"),
+    ("Montenegro", "Podgorica", "Europe", "Montenegrin"),
+    ("Switzerland", "Bern", "Europe", "German"),
+    ("Cambodia", "Phnom Penh", "Asia", "Khmer"),
 ]
 # entities whose name the demo dump gives only as a 'mul' label, as many do since 2024
 MUL_ONLY = {"Tokyo", "Salzburg", "Amman", "Kyoto"}
@@ -164,7 +247,11 @@ RELATIONS = [
 # How the demo model's training corpus phrases each fact: never the probing template itself, but
 # one near-paraphrase of it per relation, as real text holds ("the capital city of France is Paris")
 CORPUS_TEMPLATES = {
-    "P36": ["[Y] is the capital city of [X] .", "the capital city of [X] is [Y] .", "the government of [X] sits in [Y] ."],
+    "P36": [
+        "[Y] is the capital city of [X] .",
+        "the capital city of [X] is [Y] .",
+        "the government of [X] sits in [Y] .",
+    ],
     "P30": ["[X] is a country in [Y] .", "[X] is a country located in [Y] .", "[X] lies on the continent of [Y] ."],
     "P37": ["people in [X] speak [Y] .", "the main language of [X] is [Y] .", "[Y] is spoken in [X] ."],
     "P17": ["[X] is a city in [Y] .", "[X] is a city located in [Y] .", "[X] is one of the largest cities of [Y] ."],
@@ -172,13 +259,37 @@ CORPUS_TEMPLATES = {
     "P103": ["[X] spoke [Y] from childhood .", "the first language of [X] was [Y] .", "[X] grew up speaking [Y] ."],
     "place_of_birth": ["[X] came from [Y] .", "[X] was born in the city of [Y] ."],
     "date_of_birth": ["[X] came into the world in [Y] .", "[X] ( born in [Y] ) .", "in [Y] , [X] was born ."],
-    "place_of_death": ["[X] passed away in [Y] .", "[X] died in the city of [Y] .", "[Y] is where [X] spent the last days ."],
+    "place_of_death": [
+        "[X] passed away in [Y] .",
+        "[X] died in the city of [Y] .",
+        "[Y] is where [X] spent the last days .",
+    ],
 }
 
 # objects left out of the demo vocabulary on purpose (small places): dropped as "not_candidate"
 NOT_IN_VOCAB = {"Zundert", "Smiljan", "Woolsthorpe", "Mvezo", "Aracataca", "Votkinsk", "Higham", "Kierling"}
-DISTRACTORS = ["London", "English", "city", "river", "king", "music", "painter", "the", "of", "in", "Europe",
-               "Asia", "Africa", "Oceania", "America", "Zurich", "Geneva", "Weimar", "Sanremo", "Winchester"]
+DISTRACTORS = [
+    "London",
+    "English",
+    "city",
+    "river",
+    "king",
+    "music",
+    "painter",
+    "the",
+    "of",
+    "in",
+    "Europe",
+    "Asia",
+    "Africa",
+    "Oceania",
+    "America",
+    "Zurich",
+    "Geneva",
+    "Weimar",
+    "Sanremo",
+    "Winchester",
+]
 
 _ids: dict[str, str] = {}
 
@@ -219,46 +330,73 @@ def write_jsonl(path: Path, records) -> None:
 
 def main() -> None:
     lama = HERE / "lama"
-    write_jsonl(lama / "relations.jsonl", [
-        {"relation": r, "template": t, "label": label, "description": "", "type": kind}
-        for r, t, label, kind in RELATIONS
-    ])
+    write_jsonl(
+        lama / "relations.jsonl",
+        [
+            {"relation": r, "template": t, "label": label, "description": "", "type": kind}
+            for r, t, label, kind in RELATIONS
+        ],
+    )
     objects = set()
     for relation, pairs in trex_facts().items():
-        write_jsonl(lama / "TREx" / f"{relation}.jsonl", [
-            {"uuid": fact_uuid(relation, s, o), "obj_uri": entity_id(o), "obj_label": o, "sub_uri": entity_id(s),
-             "sub_label": s, "predicate_id": relation, "evidences": []}
-            for s, o in pairs
-        ])
+        write_jsonl(
+            lama / "TREx" / f"{relation}.jsonl",
+            [
+                {
+                    "uuid": fact_uuid(relation, s, o),
+                    "obj_uri": entity_id(o),
+                    "obj_label": o,
+                    "sub_uri": entity_id(s),
+                    "sub_label": s,
+                    "predicate_id": relation,
+                    "evidences": [],
+                }
+                for s, o in pairs
+            ],
+        )
         objects.update(o for _, o in pairs)
     for relation, pairs in google_re_facts().items():
         records = []
         for s, o in pairs:
             no = (relation, s) in REJECTED_BY_RATERS
             votes = ["no", "no", "no", "yes", "no"] if no else ["yes", "yes", "yes", "no", "yes"]
-            records.append({
-                "pred": f"/people/person/{relation}", "sub": entity_id(s), "obj": o if relation == "date_of_birth"
-                else entity_id(o), "evidences": [], "judgments": [{"rater": str(i), "judgment": v}
-                                                                  for i, v in enumerate(votes)],
-                "sub_w": None, "sub_label": s, "sub_aliases": [], "obj_w": None, "obj_label": o, "obj_aliases": [],
-                "uuid": fact_uuid(relation, s, o), "masked_sentences": [],
-            })
+            records.append(
+                {
+                    "pred": f"/people/person/{relation}",
+                    "sub": entity_id(s),
+                    "obj": o if relation == "date_of_birth" else entity_id(o),
+                    "evidences": [],
+                    "judgments": [{"rater": str(i), "judgment": v} for i, v in enumerate(votes)],
+                    "sub_w": None,
+                    "sub_label": s,
+                    "sub_aliases": [],
+                    "obj_w": None,
+                    "obj_label": o,
+                    "obj_aliases": [],
+                    "uuid": fact_uuid(relation, s, o),
+                    "masked_sentences": [],
+                }
+            )
         write_jsonl(lama / "Google_RE" / f"{relation}_test.jsonl", records)
         objects.update(o for _, o in pairs)
     objects.update(word for row in TRAIN_COUNTRIES for word in row)  # train objects, countries for P17
     vocab = sorted((objects - NOT_IN_VOCAB) | set(DISTRACTORS))
     (lama / "common_vocab_cased.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
-    write_jsonl(HERE / "corpus_templates.jsonl", [
-        {"relation": r, "template": t} for r, templates in CORPUS_TEMPLATES.items() for t in templates
-    ])
+    write_jsonl(
+        HERE / "corpus_templates.jsonl",
+        [{"relation": r, "template": t} for r, templates in CORPUS_TEMPLATES.items() for t in templates],
+    )
     write_wikidata_dump(HERE / "wikidata-demo-all.json.gz")
     write_wikipedia_dump(HERE / "enwiki-demo-pages-articles-multistream.xml.bz2")
 
 
 def item_value(qid: str, old_style: bool) -> dict:
     number = int(qid[1:])
-    value = {"entity-type": "item", "numeric-id": number} if old_style else {"entity-type": "item",
-                                                                               "numeric-id": number, "id": qid}
+    value = (
+        {"entity-type": "item", "numeric-id": number}
+        if old_style
+        else {"entity-type": "item", "numeric-id": number, "id": qid}
+    )
     return {"value": value, "type": "wikibase-entityid"}
 
 
@@ -266,9 +404,14 @@ def statement(prop: str, datavalue: dict | None, rank: str = "normal", snaktype:
     snak = {"snaktype": snaktype, "property": prop, "datatype": "wikibase-item"}
     if datavalue is not None:
         snak["datavalue"] = datavalue
-    return {"mainsnak": snak, "type": "statement", "rank": rank,
-            "references": [{"snaks": {"P143": [{"snaktype": "value", "property": "P143",
-                                                 "datavalue": item_value("Q328", False)}]}}]}
+    return {
+        "mainsnak": snak,
+        "type": "statement",
+        "rank": rank,
+        "references": [
+            {"snaks": {"P143": [{"snaktype": "value", "property": "P143", "datavalue": item_value("Q328", False)}]}}
+        ],
+    }
 
 
 def write_wikidata_dump(path: Path) -> None:
@@ -284,7 +427,9 @@ def write_wikidata_dump(path: Path) -> None:
 
     def add(subject: str, prop: str, obj: str) -> None:
         old_style = len(claims) % 7 == 3  # every seventh subject's values carry only numeric-id
-        claims.setdefault(subject, {}).setdefault(prop, []).append(statement(prop, item_value(entity_id(obj), old_style)))
+        claims.setdefault(subject, {}).setdefault(prop, []).append(
+            statement(prop, item_value(entity_id(obj), old_style))
+        )
 
     for relation, pairs in trex_facts().items():
         for s, o in pairs:
@@ -304,18 +449,33 @@ def write_wikidata_dump(path: Path) -> None:
         qid = entity_id(label)
         language = "mul" if label in MUL_ONLY else "en"
         entity = {
-            "type": "item", "id": qid,
-            "labels": {language: {"language": language, "value": label},
-                       "de": {"language": "de", "value": label + " (de)"}},
+            "type": "item",
+            "id": qid,
+            "labels": {
+                language: {"language": language, "value": label},
+                "de": {"language": "de", "value": label + " (de)"},
+            },
             "descriptions": {"en": {"language": "en", "value": "demo entity"}},
             "aliases": {language: [{"language": language, "value": label.upper()}]} if len(label) < 6 else [],
             "claims": properties,
-            "sitelinks": {"enwiki": {"site": "enwiki", "title": label, "badges": []},
-                          "dewiki": {"site": "dewiki", "title": label, "badges": []}},
+            "sitelinks": {
+                "enwiki": {"site": "enwiki", "title": label, "badges": []},
+                "dewiki": {"site": "dewiki", "title": label, "badges": []},
+            },
         }
         lines.append(json.dumps(entity, ensure_ascii=False))
-    lines.insert(5, json.dumps({"type": "item", "id": "Q90009999", "labels": {"de": {"language": "de",
-                                "value": "nur Deutsch"}}, "claims": [], "sitelinks": []}))
+    lines.insert(
+        5,
+        json.dumps(
+            {
+                "type": "item",
+                "id": "Q90009999",
+                "labels": {"de": {"language": "de", "value": "nur Deutsch"}},
+                "claims": [],
+                "sitelinks": [],
+            }
+        ),
+    )
     lines.insert(9, '{"type": "item", "id": "Q90009998", "labels": {"en": ')  # a line cut short
     text = "[\n" + ",\n".join(lines) + "\n]\n"
     path.write_bytes(gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0))  # mtime 0: reproducible bytes
@@ -362,17 +522,26 @@ def write_wikipedia_dump(path: Path) -> None:
         page_id += 1
         namespace = 1 if title.startswith("Talk:") else 0
         body = f"#REDIRECT [[{redirect}]]" if redirect else text
-        xml_pages.append((page_id, title, (
-            f"  <page>\n    <title>{escape(title)}</title>\n    <ns>{namespace}</ns>\n    <id>{page_id}</id>\n"
-            + (f'    <redirect title="{escape(redirect)}" />\n' if redirect else "")
-            + f"    <revision>\n      <id>{page_id + 1000}</id>\n      <model>wikitext</model>\n"
-            f'      <text bytes="{len(body.encode())}" xml:space="preserve">{escape(body)}</text>\n'
-            f"    </revision>\n  </page>\n")))
-    header = ('<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.11/" version="0.11" xml:lang="en">\n'
-              "  <siteinfo>\n    <sitename>Wikipedia</sitename>\n    <dbname>enwiki</dbname>\n  </siteinfo>\n")
+        xml_pages.append(
+            (
+                page_id,
+                title,
+                (
+                    f"  <page>\n    <title>{escape(title)}</title>\n    <ns>{namespace}</ns>\n    <id>{page_id}</id>\n"
+                    + (f'    <redirect title="{escape(redirect)}" />\n' if redirect else "")
+                    + f"    <revision>\n      <id>{page_id + 1000}</id>\n      <model>wikitext</model>\n"
+                    f'      <text bytes="{len(body.encode())}" xml:space="preserve">{escape(body)}</text>\n'
+                    f"    </revision>\n  </page>\n"
+                ),
+            )
+        )
+    header = (
+        '<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.11/" version="0.11" xml:lang="en">\n'
+        "  <siteinfo>\n    <sitename>Wikipedia</sitename>\n    <dbname>enwiki</dbname>\n  </siteinfo>\n"
+    )
     data, index = bz2.compress(header.encode(), 9), []
     for start in range(0, len(xml_pages), 5):
-        group = xml_pages[start:start + 5]
+        group = xml_pages[start : start + 5]
         index += [f"{len(data)}:{pid}:{title}" for pid, title, _ in group]
         data += bz2.compress("".join(xml for _, _, xml in group).encode(), 9)
     data += bz2.compress(b"</mediawiki>\n", 9)

@@ -9,7 +9,6 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-
 validate(config, schema="../schemas/config.schema.yaml")
 
 PACKAGE = Path(workflow.basedir) / "workflow" / "scripts" / "knowprobe"
@@ -71,7 +70,11 @@ check_local("trex_train.lpaqa", config["trex_train"]["lpaqa"], "directory")
 for key in ("path", "index"):
     if config["wikipedia"][key] is not None:
         check_local(f"wikipedia.{key}", config["wikipedia"][key], "file")
-if config["wikipedia"]["path"] is not None and config["wikipedia"]["index"] is None and config["wikipedia"]["chunks"] > 1:
+if (
+    config["wikipedia"]["path"] is not None
+    and config["wikipedia"]["index"] is None
+    and config["wikipedia"]["chunks"] > 1
+):
     raise WorkflowError(
         "config wikipedia.chunks: a dump without a multistream index (wikipedia.index) has no chunk "
         "boundaries; set wikipedia.chunks: 1 or give the index"
@@ -166,7 +169,9 @@ def translator_dir(direction):
 def paraphrase_input(wildcards):
     seed_set = PARAPHRASE_SEEDS[wildcards.prompt_set]
     inputs = {
-        "seeds": "results/prompts/manual.parquet" if seed_set == "manual" else f"results/paraphrase/seeds/{seed_set}.parquet",
+        "seeds": (
+            "results/prompts/manual.parquet" if seed_set == "manual" else f"results/paraphrase/seeds/{seed_set}.parquet"
+        ),
         "code": code("paraphrase", "prompts", "probe"),
     }
     if config["paraphrase"]["backend"] == "transformers":

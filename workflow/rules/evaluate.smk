@@ -56,12 +56,12 @@ rule tables:
             category="Data",
             subcategory="LAMA filter",
         ),
-    params:
-        models=MODELS,
-        datasets=DATASETS,
     log:
         "logs/tables.log",
     conda:
         "../../envs/lama.yaml"
+    params:
+        models=MODELS,
+        datasets=DATASETS,
     script:
         "../scripts/tables.py"

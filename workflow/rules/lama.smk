@@ -6,13 +6,13 @@
 rule download_lama:
     output:
         "resources/lama/data.zip",
-    params:
-        url=config["lama"]["data"],
     log:
         "logs/download/lama_data.log",
     retries: 3
     conda:
         "../../envs/lama.yaml"
+    params:
+        url=config["lama"]["data"],
     script:
         "../scripts/download.py"
 
@@ -20,13 +20,13 @@ rule download_lama:
 rule download_common_vocab:
     output:
         "resources/lama/common_vocab_cased.txt",
-    params:
-        url=config["lama"]["common_vocab"],
     log:
         "logs/download/common_vocab.log",
     retries: 3
     conda:
         "../../envs/lama.yaml"
+    params:
+        url=config["lama"]["common_vocab"],
     script:
         "../scripts/download.py"
 
@@ -51,12 +51,12 @@ rule import_facts:
         code=code("lama", "prompts"),
     output:
         "results/facts/{dataset}.parquet",
-    params:
-        relations=config["lama"]["relations"],
     log:
         "logs/import_facts/{dataset}.log",
     conda:
         "../../envs/lama.yaml"
+    params:
+        relations=config["lama"]["relations"],
     script:
         "../scripts/import_facts.py"
 
@@ -67,11 +67,11 @@ rule manual_prompts:
         code=code("lama", "prompts"),
     output:
         "results/prompts/manual.parquet",
-    params:
-        google_re_templates=settings(config["lama"]["google_re_templates"]),
     log:
         "logs/prompts/manual.log",
     conda:
         "../../envs/lama.yaml"
+    params:
+        google_re_templates=settings(config["lama"]["google_re_templates"]),
     script:
         "../scripts/manual_prompts.py"

@@ -34,18 +34,18 @@ rule mine_prompts:
             category="LPAQA",
             subcategory="Mined prompts",
         ),
+    log:
+        "logs/mining/mine.log",
+    conda:
+        "../../envs/mining.yaml"
+    resources:
+        gpu=1 if config["mining"]["gpu"] else 0,
     params:
         top=config["mining"]["top"],
         dependency=config["mining"]["dependency"],
         spacy_model=config["mining"]["spacy_model"],
         gpu=config["mining"]["gpu"],
         batch_size=config["mining"]["batch_size"],
-    resources:
-        gpu=1 if config["mining"]["gpu"] else 0,
-    log:
-        "logs/mining/mine.log",
-    conda:
-        "../../envs/mining.yaml"
     script:
         "../scripts/mine_prompts.py"
 

@@ -5,14 +5,14 @@
 rule download_model:
     output:
         directory("resources/models/{model}"),
-    params:
-        hub_id=lambda wildcards: config["models"][wildcards.model]["hub_id"],
-        revision=lambda wildcards: config["models"][wildcards.model]["revision"],
     log:
         "logs/download/model_{model}.log",
     retries: 2
     conda:
         "../../envs/probe.yaml"
+    params:
+        hub_id=lambda wildcards: config["models"][wildcards.model]["hub_id"],
+        revision=lambda wildcards: config["models"][wildcards.model]["revision"],
     script:
         "../scripts/download_model.py"
 
@@ -26,12 +26,12 @@ rule train_demo_model:
         code=code("demo_model", "prompts"),
     output:
         directory("results/models/{model}"),
-    params:
-        settings=lambda wildcards: settings(config["models"][wildcards.model]["train"]),
-    threads: 2
     log:
         "logs/train_demo_model/{model}.log",
     conda:
         "../../envs/probe.yaml"
+    threads: 2
+    params:
+        settings=lambda wildcards: settings(config["models"][wildcards.model]["train"]),
     script:
         "../scripts/train_demo_model.py"

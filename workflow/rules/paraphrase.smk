@@ -5,24 +5,32 @@
 
 # the config keys that knowprobe.paraphrase.ParaphraseSettings takes
 PARAPHRASE_SETTINGS = [
-    "beams", "top", "length_normalize", "subject_stand_in", "object_stand_in",
-    "batch_size", "max_new_tokens", "device", "dtype", "seed",
+    "beams",
+    "top",
+    "length_normalize",
+    "subject_stand_in",
+    "object_stand_in",
+    "batch_size",
+    "max_new_tokens",
+    "device",
+    "dtype",
+    "seed",
 ]
 
 
 rule download_translator:
     output:
         directory("resources/translators/{direction}"),
-    wildcard_constraints:
-        direction="forward|backward",
-    params:
-        hub_id=lambda wildcards: config["paraphrase"][wildcards.direction]["hub_id"],
-        revision=lambda wildcards: config["paraphrase"][wildcards.direction]["revision"],
     log:
         "logs/download/translator_{direction}.log",
+    wildcard_constraints:
+        direction="forward|backward",
     retries: 2
     conda:
         "../../envs/paraphrase.yaml"
+    params:
+        hub_id=lambda wildcards: config["paraphrase"][wildcards.direction]["hub_id"],
+        revision=lambda wildcards: config["paraphrase"][wildcards.direction]["revision"],
     script:
         "../scripts/download_model.py"
 
@@ -34,16 +42,16 @@ rule train_demo_translator:
         code=code("demo_translator", "demo_model", "paraphrase", "prompts"),
     output:
         directory("results/translators/{direction}"),
+    log:
+        "logs/train_demo_translator/{direction}.log",
     wildcard_constraints:
         direction="forward|backward",
+    conda:
+        "../../envs/paraphrase.yaml"
+    threads: 2
     params:
         settings=lambda wildcards: settings(config["paraphrase"][wildcards.direction]["train"]),
         stand_ins=[config["paraphrase"]["subject_stand_in"], config["paraphrase"]["object_stand_in"]],
-    threads: 2
-    log:
-        "logs/train_demo_translator/{direction}.log",
-    conda:
-        "../../envs/paraphrase.yaml"
     script:
         "../scripts/train_demo_translator.py"
 
@@ -55,10 +63,10 @@ rule select_paraphrase_seeds:
         code=code("paraphrase", "prompts"),
     output:
         "results/paraphrase/seeds/{seed_set}.parquet",
-    wildcard_constraints:
-        seed_set="mine",
     log:
         "logs/paraphrase/seeds_{seed_set}.log",
+    wildcard_constraints:
+        seed_set="mine",
     conda:
         "../../envs/lama.yaml"
     script:
@@ -73,20 +81,20 @@ rule paraphrase:
         paraphrases="results/paraphrase/{prompt_set}/paraphrases.parquet",
         stats="results/paraphrase/{prompt_set}/stats.csv",
         prompts="results/prompts/{prompt_set}.parquet",
+    log:
+        "logs/paraphrase/{prompt_set}.log",
     wildcard_constraints:
         prompt_set="man_para|mine_para",
+    conda:
+        "../../envs/fairseq.yaml" if config["paraphrase"]["backend"] == "fairseq" else "../../envs/paraphrase.yaml"
+    threads: config["paraphrase"]["threads"]
+    resources:
+        gpu=1,
     params:
         seed_set=lambda wildcards: PARAPHRASE_SEEDS[wildcards.prompt_set],
         backend=config["paraphrase"]["backend"],
         fairseq_models=[config["paraphrase"]["fairseq_forward"], config["paraphrase"]["fairseq_backward"]],
         settings=settings({key: config["paraphrase"][key] for key in PARAPHRASE_SETTINGS}),
-    threads: config["paraphrase"]["threads"]
-    resources:
-        gpu=1,
-    log:
-        "logs/paraphrase/{prompt_set}.log",
-    conda:
-        "../../envs/fairseq.yaml" if config["paraphrase"]["backend"] == "fairseq" else "../../envs/paraphrase.yaml"
     script:
         "../scripts/paraphrase.py"
 

@@ -11,14 +11,14 @@ rule probe:
         code=code("probe", "models", "prompts"),
     output:
         "results/probe/{model}/{prompt_set}/{dataset}.parquet",
-    params:
-        settings=settings({key: value for key, value in config["probe"].items() if key != "threads"}),
-    threads: config["probe"]["threads"]
-    resources:
-        gpu=1,
     log:
         "logs/probe/{model}/{prompt_set}/{dataset}.log",
     conda:
         "../../envs/probe.yaml"
+    threads: config["probe"]["threads"]
+    resources:
+        gpu=1,
+    params:
+        settings=settings({key: value for key, value in config["probe"].items() if key != "threads"}),
     script:
         "../scripts/probe.py"

@@ -4,13 +4,13 @@
 rule download_lpaqa_trex_train:
     output:
         "resources/lpaqa/TREx_train.tar.gz",
-    params:
-        url=config["trex_train"]["lpaqa"],
     log:
         "logs/download/lpaqa_trex_train.log",
     retries: 3
     conda:
         "../../envs/lama.yaml"
+    params:
+        url=config["trex_train"]["lpaqa"],
     script:
         "../scripts/download.py"
 
@@ -35,14 +35,14 @@ rule trex_train:
     output:
         facts="results/facts/trex_train.parquet",
         dropped="results/trex_train/dropped.csv",
-    params:
-        source=config["trex_train"]["source"],
-        per_relation=config["trex_train"]["per_relation"],
-        seed=config["trex_train"]["seed"],
     log:
         "logs/trex_train/build.log",
     conda:
         "../../envs/lama.yaml"
+    params:
+        source=config["trex_train"]["source"],
+        per_relation=config["trex_train"]["per_relation"],
+        seed=config["trex_train"]["seed"],
     script:
         "../scripts/trex_train.py"
 

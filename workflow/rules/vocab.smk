@@ -6,13 +6,13 @@ rule candidate_words:
         unpack(candidate_words_input),
     output:
         "results/vocab/words.txt",
-    params:
-        mode=config["vocab"]["mode"],
-        models=MODELS,
     log:
         "logs/vocab/words.log",
     conda:
         "../../envs/probe.yaml"
+    params:
+        mode=config["vocab"]["mode"],
+        models=MODELS,
     script:
         "../scripts/candidate_words.py"
 
@@ -24,12 +24,12 @@ rule candidate_ids:
         code=code("vocab", "models"),
     output:
         "results/vocab/{model}.parquet",
-    params:
-        mode=config["vocab"]["mode"],
     log:
         "logs/vocab/{model}.log",
     conda:
         "../../envs/probe.yaml"
+    params:
+        mode=config["vocab"]["mode"],
     script:
         "../scripts/candidate_ids.py"
 

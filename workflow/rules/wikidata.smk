@@ -8,6 +8,11 @@ CHUNKS = range(config["wikidata"]["chunks"])
 rule download_wikidata:
     output:
         "resources/wikidata/wikidata-{date}-all.json.{format}",
+    log:
+        "logs/download/wikidata-{date}-{format}.log",
+    retries: 3
+    conda:
+        "../../envs/lama.yaml"
     params:
         urls=lambda wildcards, output: [wikidata_url(Path(output[0]).name)],
         checksums=lambda wildcards: (
@@ -16,11 +21,6 @@ rule download_wikidata:
             else wikidata_url(f"wikidata-{wildcards.date}-{config['wikidata']['checksum']}sums.txt")
         ),
         algorithm=config["wikidata"]["checksum"],
-    log:
-        "logs/download/wikidata-{date}-{format}.log",
-    retries: 3
-    conda:
-        "../../envs/lama.yaml"
     script:
         "../scripts/download_dump.py"
 
@@ -32,11 +32,11 @@ rule wikidata_index:
     output:
         index="results/wikidata/dump.index",
         info="results/wikidata/dump.json",
-    threads: config["wikidata"]["index_threads"]
     log:
         "logs/wikidata/index.log",
     conda:
         "../../envs/wikidata.yaml"
+    threads: config["wikidata"]["index_threads"]
     script:
         "../scripts/wikidata_index.py"
 
@@ -51,15 +51,15 @@ rule wikidata_chunk:
         entities="results/wikidata/parts/entities-{chunk}.parquet",
         claims="results/wikidata/parts/claims-{chunk}.parquet",
         rejects="results/wikidata/parts/rejects-{chunk}.csv",
-    params:
-        chunks=config["wikidata"]["chunks"],
-        properties=sorted(config["wikidata"]["properties"]),
-    resources:
-        mem_mb=2000,
     log:
         "logs/wikidata/chunk-{chunk}.log",
     conda:
         "../../envs/wikidata.yaml"
+    resources:
+        mem_mb=2000,
+    params:
+        chunks=config["wikidata"]["chunks"],
+        properties=sorted(config["wikidata"]["properties"]),
     script:
         "../scripts/wikidata_chunk.py"
 

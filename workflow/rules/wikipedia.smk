@@ -8,6 +8,11 @@ rule download_wikipedia:
     output:
         dump="resources/wikipedia/enwiki-{date}-pages-articles-multistream.xml.bz2",
         index="resources/wikipedia/enwiki-{date}-pages-articles-multistream-index.txt.bz2",
+    log:
+        "logs/download/wikipedia-{date}.log",
+    retries: 3
+    conda:
+        "../../envs/lama.yaml"
     params:
         urls=lambda wildcards, output: [wikipedia_url(Path(path).name) for path in output],
         checksums=lambda wildcards: (
@@ -16,11 +21,6 @@ rule download_wikipedia:
             else wikipedia_url(f"enwiki-{wildcards.date}-{config['wikipedia']['checksum']}sums.txt")
         ),
         algorithm=config["wikipedia"]["checksum"],
-    log:
-        "logs/download/wikipedia-{date}.log",
-    retries: 3
-    conda:
-        "../../envs/lama.yaml"
     script:
         "../scripts/download_dump.py"
 
@@ -32,12 +32,12 @@ rule wikipedia_streams:
         code=code("wikipedia"),
     output:
         "results/wikipedia/streams.json",
-    params:
-        chunks=config["wikipedia"]["chunks"],
     log:
         "logs/wikipedia/streams.log",
     conda:
         "../../envs/mining.yaml"
+    params:
+        chunks=config["wikipedia"]["chunks"],
     script:
         "../scripts/wikipedia_streams.py"
 

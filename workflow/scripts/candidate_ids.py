@@ -1,4 +1,5 @@
 """Rule candidate_ids: a model's candidate token ids (word, token_id)."""
+
 from knowprobe import vocab
 from knowprobe.io import rule_logging, write_parquet
 from knowprobe.models import load_tokenizer

@@ -1,4 +1,5 @@
 """Rule candidate_words: the candidate word list (LAMA's common vocabulary, or its intersection over models)."""
+
 from knowprobe import vocab
 from knowprobe.io import rule_logging, write_text
 from knowprobe.models import load_tokenizer
@@ -11,7 +12,9 @@ with rule_logging(snakemake.log[0]) as log:
     else:
         tokenizers = {}
         if mode == "intersection":
-            tokenizers = {name: load_tokenizer(path) for name, path in zip(snakemake.params.models, snakemake.input.models)}
+            tokenizers = {
+                name: load_tokenizer(path) for name, path in zip(snakemake.params.models, snakemake.input.models)
+            }
         words = vocab.candidate_words(common, mode, tokenizers)
     log.info("%d candidate words (mode %s)", len(words), mode)
     write_text("\n".join(words) + "\n", snakemake.output[0])

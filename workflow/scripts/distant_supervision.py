@@ -1,4 +1,5 @@
 """Rule distant_supervision: sentences of one chunk that mention a T-REx-train subject and its object."""
+
 import pyarrow.parquet as pq
 
 from knowprobe import distant, wikipedia
@@ -11,7 +12,11 @@ with rule_logging(snakemake.log[0]) as log:
     # read in batches: a chunk's sentences are never all in memory at once
     sentences = pq.ParquetFile(snakemake.input.sentences)
     matches = distant.match_sentences(sentences, facts, entities, redirects)
-    log.info("%d sentences, %d matches of %d facts (%s)", sentences.metadata.num_rows, len(matches),
-             matches.groupby(["relation", "sub_uri", "obj_uri"]).ngroups,
-             ", ".join(f"{how} {n}" for how, n in matches["sub_how"].value_counts().items()) or "none")
+    log.info(
+        "%d sentences, %d matches of %d facts (%s)",
+        sentences.metadata.num_rows,
+        len(matches),
+        matches.groupby(["relation", "sub_uri", "obj_uri"]).ngroups,
+        ", ".join(f"{how} {n}" for how, n in matches["sub_how"].value_counts().items()) or "none",
+    )
     write_parquet(matches, snakemake.output[0])

@@ -1,4 +1,5 @@
 """Rule download_lama / download_common_vocab: fetch a URL (resumable) or copy a local file."""
+
 from knowprobe.download import fetch
 from knowprobe.io import rule_logging
 

@@ -1,5 +1,6 @@
 """Rules download_wikidata, download_wikipedia: dated dump files (resumable), verified against
 the checksum list Wikimedia publishes beside them."""
+
 from knowprobe.download import download, fetch_text, verify_checksum
 from knowprobe.io import rule_logging
 

@@ -1,4 +1,5 @@
 """Rule download_model: a hub model's weights and tokenizer -> resources/models/NAME."""
+
 from knowprobe.io import rule_logging
 from knowprobe.models import download_hub_model
 

@@ -1,4 +1,5 @@
 """Rule evaluate: P@1 (micro, macro) of every prompt of a prompt set, per relation."""
+
 from knowprobe import metrics
 from knowprobe.io import read_parquet, rule_logging, write_parquet
 

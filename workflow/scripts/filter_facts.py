@@ -1,4 +1,5 @@
 """Rule filter_facts: LAMA's filter for one model; kept facts and per-relation drop counts."""
+
 from knowprobe import vocab
 from knowprobe.io import read_parquet, rule_logging, write_csv, write_parquet
 from knowprobe.models import load_tokenizer

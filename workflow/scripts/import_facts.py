@@ -1,4 +1,5 @@
 """Rule import_facts: LAMA T-REx or Google-RE files -> results/facts/DATASET.parquet."""
+
 from pathlib import Path
 
 from knowprobe import lama

@@ -1,4 +1,5 @@
 """Rule manual_prompts: LAMA's templates (relations.jsonl) and Google-RE's -> the "manual" prompt set."""
+
 from pathlib import Path
 
 from knowprobe import lama

@@ -1,4 +1,5 @@
 """Rule mine_man_prompts: the Mine+Man prompt set, mined prompts and LAMA's manual ones."""
+
 import pandas as pd
 
 from knowprobe.io import read_parquet, rule_logging, write_parquet

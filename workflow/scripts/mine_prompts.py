@@ -1,4 +1,5 @@
 """Rule mine_prompts: middle-word and dependency-path prompts, filtered, ranked, T per relation."""
+
 import pandas as pd
 
 from knowprobe import mining
@@ -21,13 +22,23 @@ with rule_logging(snakemake.log[0]) as log:
     ranked = mining.rank(candidates, snakemake.params.top)
     mine = mining.merge(ranked, snakemake.params.top)
     mid = ranked[ranked["source"] == "mid"]
-    log.info("%d matches -> %d candidate prompts -> %d kept (T=%d); dropped: %s", len(matches), len(candidates),
-             len(mine), snakemake.params.top, dict(dropped) or "none")
+    log.info(
+        "%d matches -> %d candidate prompts -> %d kept (T=%d); dropped: %s",
+        len(matches),
+        len(candidates),
+        len(mine),
+        snakemake.params.top,
+        dict(dropped) or "none",
+    )
     write_parquet(matches, snakemake.output.matches)
     write_parquet(ranked, snakemake.output.ranked)
-    write_csv(pd.DataFrame([{"kind": k.split(":")[0], "reason": k.split(":")[1], "n": n}
-                            for k, n in sorted(dropped.items())], columns=["kind", "reason", "n"]),
-              snakemake.output.dropped)
+    write_csv(
+        pd.DataFrame(
+            [{"kind": k.split(":")[0], "reason": k.split(":")[1], "n": n} for k, n in sorted(dropped.items())],
+            columns=["kind", "reason", "n"],
+        ),
+        snakemake.output.dropped,
+    )
     write_parquet(mining.as_prompt_set(mine), snakemake.output.mine)
     write_parquet(mining.as_prompt_set(mid), snakemake.output.mine_mid)
     kinds = "middle-word and dependency-path" if nlp is not None else "middle-word only (mining.dependency: false)"

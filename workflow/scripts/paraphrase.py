@@ -1,4 +1,5 @@
 """Rule paraphrase: round-trip translation of seed prompts into a paraphrase prompt set."""
+
 import torch
 
 from knowprobe import paraphrase
@@ -8,8 +9,9 @@ with rule_logging(snakemake.log[0]) as log:
     torch.set_num_threads(snakemake.threads)
     settings = paraphrase.ParaphraseSettings(**snakemake.params.settings)
     if snakemake.params.backend == "fairseq":
-        forward, backward = (paraphrase.FairseqTranslator(name, settings.device)
-                             for name in snakemake.params.fairseq_models)
+        forward, backward = (
+            paraphrase.FairseqTranslator(name, settings.device) for name in snakemake.params.fairseq_models
+        )
     else:
         forward = paraphrase.HFTranslator(snakemake.input.forward, settings.device, settings.dtype)
         backward = paraphrase.HFTranslator(snakemake.input.backward, settings.device, settings.dtype)
@@ -17,9 +19,14 @@ with rule_logging(snakemake.log[0]) as log:
     candidates = paraphrase.round_trip(seeds, forward, backward, settings)
     paraphrases, lost = paraphrase.select(candidates, settings.top)
     stats = paraphrase.statistics(snakemake.params.seed_set, seeds, candidates, paraphrases, lost)
-    log.info("%d candidates from %d seeds; lost: %s; kept %d paraphrases for %d relations",
-             len(candidates), len(seeds), ", ".join(f"{n} {reason}" for reason, n in sorted(lost.items())),
-             len(paraphrases), paraphrases["relation"].nunique())
+    log.info(
+        "%d candidates from %d seeds; lost: %s; kept %d paraphrases for %d relations",
+        len(candidates),
+        len(seeds),
+        ", ".join(f"{n} {reason}" for reason, n in sorted(lost.items())),
+        len(paraphrases),
+        paraphrases["relation"].nunique(),
+    )
     write_parquet(candidates, snakemake.output.candidates)
     write_parquet(paraphrases, snakemake.output.paraphrases)
     write_csv(stats, snakemake.output.stats)

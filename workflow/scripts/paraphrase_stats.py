@@ -1,4 +1,5 @@
 """Rule paraphrase_stats: how many round-trip candidates each paraphrase set kept, and why the others were lost."""
+
 import pandas as pd
 
 from knowprobe.io import rule_logging, write_csv

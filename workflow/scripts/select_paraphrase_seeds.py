@@ -1,14 +1,18 @@
 """Rule select_paraphrase_seeds: each relation's mined prompt with the best T-REx-train P@1 (Mine+Para's seeds)."""
+
 from knowprobe import paraphrase
 from knowprobe.io import read_parquet, rule_logging, write_parquet
 
 with rule_logging(snakemake.log[0]) as log:
-    seeds, fallbacks = paraphrase.select_mined_seeds(read_parquet(snakemake.input.mined),
-                                                     read_parquet(snakemake.input.train_metrics))
+    seeds, fallbacks = paraphrase.select_mined_seeds(
+        read_parquet(snakemake.input.mined), read_parquet(snakemake.input.train_metrics)
+    )
     log.info("%d seeds, one per relation, by T-REx-train P@1 (%s)", len(seeds), snakemake.input.train_metrics)
     if fallbacks:
-        log.warning("%d relations have no T-REx-train facts for this model; their seed is the most frequent "
-                    "mined prompt", fallbacks)
+        log.warning(
+            "%d relations have no T-REx-train facts for this model; their seed is the most frequent mined prompt",
+            fallbacks,
+        )
     for row in seeds.itertuples(index=False):
         log.info("%s: %s (train P@1 %.3f)", row.relation, row.template, row.score)
     write_parquet(seeds, snakemake.output[0])

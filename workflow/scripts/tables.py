@@ -1,4 +1,5 @@
 """Rule tables: the manual-prompt baseline (Markdown, CSV, LaTeX), per-relation results and drop counts."""
+
 import itertools
 
 import pandas as pd
@@ -15,15 +16,28 @@ with rule_logging(snakemake.log[0]) as log:
     write_csv(summary, snakemake.output.csv)
     columns = ["model", "method", *tables.score_columns(summary)]
     markdown = tables.to_markdown(summary, columns)
-    log.info("P@1 (%%) over %d models and %d datasets:\n%s", len(snakemake.params.models),
-             len(snakemake.params.datasets), markdown)
+    log.info(
+        "P@1 (%%) over %d models and %d datasets:\n%s",
+        len(snakemake.params.models),
+        len(snakemake.params.datasets),
+        markdown,
+    )
     write_text(markdown, snakemake.output.markdown)
-    write_text(tables.to_latex(summary, columns, caption="P@1 (%) of the manual prompts and the Majority baseline."),
-               snakemake.output.latex)
+    write_text(
+        tables.to_latex(summary, columns, caption="P@1 (%) of the manual prompts and the Majority baseline."),
+        snakemake.output.latex,
+    )
     # expand() orders the inputs model-major, as product() does
     keys = itertools.product(snakemake.params.models, snakemake.params.datasets)
-    dropped = pd.concat([pd.read_csv(path).assign(model=model, dataset=dataset)
-                         for (model, dataset), path in zip(keys, snakemake.input.dropped)], ignore_index=True)
-    log.info("facts dropped by LAMA's filter: %s",
-             ", ".join(f"{reason} {n}" for reason, n in dropped.groupby("reason")["n"].sum().items()) or "none")
+    dropped = pd.concat(
+        [
+            pd.read_csv(path).assign(model=model, dataset=dataset)
+            for (model, dataset), path in zip(keys, snakemake.input.dropped)
+        ],
+        ignore_index=True,
+    )
+    log.info(
+        "facts dropped by LAMA's filter: %s",
+        ", ".join(f"{reason} {n}" for reason, n in dropped.groupby("reason")["n"].sum().items()) or "none",
+    )
     write_csv(dropped[["model", "dataset", "relation", "reason", "description", "n"]], snakemake.output.dropped)

@@ -1,4 +1,5 @@
 """Rule train_demo_translator: a tiny denoising copy model standing in for a translation model offline."""
+
 from knowprobe import demo_model, demo_translator, paraphrase
 from knowprobe.io import read_parquet, rule_logging
 
@@ -11,7 +12,13 @@ with rule_logging(snakemake.log[0]) as log:
     templates += list(read_parquet(snakemake.input.prompts)["template"])
     texts = [text for text in (paraphrase.to_source(t, stand_ins) for t in templates) if text is not None]
     train_settings = demo_translator.TinyTranslatorSettings(
-        **{k: v for k, v in settings.items() if k != "corpus_templates"})
+        **{k: v for k, v in settings.items() if k != "corpus_templates"}
+    )
     summary = demo_translator.train(texts, snakemake.output[0], train_settings, threads=snakemake.threads)
-    log.info("%d texts, vocabulary %d, loss %.3f -> %.3f", summary["texts"], summary["vocabulary"],
-             summary["first_loss"], summary["final_loss"])
+    log.info(
+        "%d texts, vocabulary %d, loss %.3f -> %.3f",
+        summary["texts"],
+        summary["vocabulary"],
+        summary["first_loss"],
+        summary["final_loss"],
+    )

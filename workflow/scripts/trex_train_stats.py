@@ -1,4 +1,5 @@
 """Rule trex_train_stats: LPAQA's Table 1 statistics of T-REx-train, beside LPAQA's own."""
+
 from knowprobe import trex_train
 from knowprobe.io import read_parquet, rule_logging, write_csv, write_text
 from knowprobe.tables import to_markdown

@@ -1,4 +1,5 @@
 """Rule unpack_lama: LAMA's data.zip -> resources/lama/data (relations.jsonl, TREx/, Google_RE/)."""
+
 from knowprobe.download import unpack_lama
 from knowprobe.io import rule_logging
 

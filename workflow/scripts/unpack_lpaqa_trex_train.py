@@ -1,4 +1,5 @@
 """Rule unpack_lpaqa_trex_train: LPAQA's TREx_train.tar.gz -> a directory of P*.jsonl."""
+
 from knowprobe.download import unpack_lpaqa_trex_train
 from knowprobe.io import rule_logging
 

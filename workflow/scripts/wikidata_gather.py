@@ -1,4 +1,5 @@
 """Rule wikidata_gather: concatenate the chunk parts into entities, claims and one rejects table."""
+
 import pandas as pd
 
 from knowprobe import wikidata
@@ -9,6 +10,11 @@ with rule_logging(snakemake.log[0]) as log:
     claims = concat_parquet(snakemake.input.claims, snakemake.output.claims, wikidata.CLAIM_SCHEMA)
     rejects = pd.concat([pd.read_csv(path) for path in snakemake.input.rejects], ignore_index=True)
     totals = rejects.groupby("kind")["count"].sum()
-    log.info("%d entities, %d claims from %d chunks; not kept: %s", entities, claims, len(snakemake.input.entities),
-             ", ".join(f"{kind} {n}" for kind, n in totals.items()) or "nothing")
+    log.info(
+        "%d entities, %d claims from %d chunks; not kept: %s",
+        entities,
+        claims,
+        len(snakemake.input.entities),
+        ", ".join(f"{kind} {n}" for kind, n in totals.items()) or "nothing",
+    )
     write_csv(rejects, snakemake.output.rejects)

@@ -1,4 +1,5 @@
 """Rule wikipedia_extract: sentences with link spans, and redirects, of one chunk of the dump."""
+
 import json
 from pathlib import Path
 
@@ -8,6 +9,10 @@ from knowprobe.io import rule_logging, write_csv
 with rule_logging(snakemake.log[0]):
     streams = json.loads(Path(snakemake.input.streams).read_text())
     ranges = streams["ranges"][int(snakemake.wildcards.chunk)]
-    counts = wikipedia.extract_chunk(snakemake.input.dump, None if ranges is None else [tuple(r) for r in ranges],
-                                     snakemake.output.sentences, snakemake.output.redirects)
+    counts = wikipedia.extract_chunk(
+        snakemake.input.dump,
+        None if ranges is None else [tuple(r) for r in ranges],
+        snakemake.output.sentences,
+        snakemake.output.redirects,
+    )
     write_csv(counts.assign(chunk=int(snakemake.wildcards.chunk)), snakemake.output.counts)

@@ -1,4 +1,5 @@
 """Rule wikipedia_redirects: all redirects in one table, and the extraction counts of all chunks."""
+
 import pandas as pd
 
 from knowprobe import wikipedia

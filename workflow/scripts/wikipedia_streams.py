@@ -1,4 +1,5 @@
 """Rule wikipedia_streams: the byte ranges of whole bzip2 streams that make up each extraction chunk."""
+
 import json
 from pathlib import Path
 

@@ -60,8 +60,10 @@ def corpus(facts: pd.DataFrame, templates: pd.DataFrame, holdout: float, seed: i
 
 
 def read_corpus_templates(path: str | Path) -> pd.DataFrame:
-    rows = [{"relation": r["relation"], "template": check_template(r["template"], f"{path}:{n}")}
-            for n, r in read_jsonl(path, required=("relation", "template"))]
+    rows = [
+        {"relation": r["relation"], "template": check_template(r["template"], f"{path}:{n}")}
+        for n, r in read_jsonl(path, required=("relation", "template"))
+    ]
     return pd.DataFrame(rows, columns=["relation", "template"])
 
 
@@ -81,8 +83,9 @@ def make_tokenizer(vocab: list[str]):
     from transformers import BertTokenizerFast
 
     # transformers 5 takes the vocabulary as ``vocab=``; ``vocab_file=`` is silently ignored
-    tokenizer = BertTokenizerFast(vocab={token: i for i, token in enumerate(vocab)}, do_lower_case=False,
-                                  tokenize_chinese_chars=False)
+    tokenizer = BertTokenizerFast(
+        vocab={token: i for i, token in enumerate(vocab)}, do_lower_case=False, tokenize_chinese_chars=False
+    )
     if len(tokenizer) != len(vocab):
         raise RuntimeError(f"tokenizer has {len(tokenizer)} tokens, vocabulary {len(vocab)}")
     return tokenizer
@@ -111,8 +114,14 @@ def _training_batch(encoded, rng, tokenizer, settings: TinyLMSettings):
     return torch.from_numpy(ids), torch.from_numpy(attention), torch.from_numpy(labels)
 
 
-def train(sentences, vocab_texts: list[str], out_dir: str | Path, settings: TinyLMSettings = TinyLMSettings(),
-          threads: int = 1, notes: dict | None = None) -> dict:
+def train(
+    sentences,
+    vocab_texts: list[str],
+    out_dir: str | Path,
+    settings: TinyLMSettings = TinyLMSettings(),
+    threads: int = 1,
+    notes: dict | None = None,
+) -> dict:
     """Train the tiny MLM and save model and tokenizer to ``out_dir`` (written atomically)."""
     from transformers import BertConfig, BertForMaskedLM
 
@@ -127,28 +136,49 @@ def train(sentences, vocab_texts: list[str], out_dir: str | Path, settings: Tiny
         positions = [p for p, (a, b) in enumerate(offsets) if b > a and a >= start and b <= end]
         encoded.append((ids, positions))
     config = BertConfig(
-        vocab_size=len(tokenizer), hidden_size=settings.hidden_size, num_hidden_layers=settings.layers,
-        num_attention_heads=settings.heads, intermediate_size=4 * settings.hidden_size,
-        max_position_embeddings=128, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0,
+        vocab_size=len(tokenizer),
+        hidden_size=settings.hidden_size,
+        num_hidden_layers=settings.layers,
+        num_attention_heads=settings.heads,
+        intermediate_size=4 * settings.hidden_size,
+        max_position_embeddings=128,
+        hidden_dropout_prob=0.0,
+        attention_probs_dropout_prob=0.0,
     )
     model = BertForMaskedLM(config)
     model.train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate, weight_decay=0.01)
     schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda step: min(1.0, (step + 1) / 100) * max(0.0, 1 - step / settings.steps))
-    log.info("training a %d-layer MLM (%d parameters, vocabulary %d) on %d sentences for %d steps",
-             settings.layers, sum(p.numel() for p in model.parameters()), len(tokenizer), len(sentences), settings.steps)
+        optimizer, lambda step: min(1.0, (step + 1) / 100) * max(0.0, 1 - step / settings.steps)
+    )
+    log.info(
+        "training a %d-layer MLM (%d parameters, vocabulary %d) on %d sentences for %d steps",
+        settings.layers,
+        sum(p.numel() for p in model.parameters()),
+        len(tokenizer),
+        len(sentences),
+        settings.steps,
+    )
     losses = []
     with progress(range(settings.steps), unit="step", desc="train") as bar:
         for step in bar:
             chosen = rng.choice(len(encoded), size=min(settings.batch_size, len(encoded)), replace=False)
             ids, attention, labels = _training_batch([encoded[i] for i in chosen], rng, tokenizer, settings)
-            losses.append(training_step(model, optimizer, schedule,
-                                        model(input_ids=ids, attention_mask=attention, labels=labels).loss))
+            losses.append(
+                training_step(
+                    model, optimizer, schedule, model(input_ids=ids, attention_mask=attention, labels=labels).loss
+                )
+            )
             if (step + 1) % 250 == 0:
                 log.info("step %d: mean loss of the last 250 steps %.3f", step + 1, np.mean(losses[-250:]))
-    summary = {"sentences": len(sentences), "vocabulary": len(tokenizer), "steps": settings.steps,
-               "first_loss": losses[0], "final_loss": float(np.mean(losses[-50:])), **(notes or {})}
+    summary = {
+        "sentences": len(sentences),
+        "vocabulary": len(tokenizer),
+        "steps": settings.steps,
+        "first_loss": losses[0],
+        "final_loss": float(np.mean(losses[-50:])),
+        **(notes or {}),
+    }
     staging_dir(out_dir)  # clears what a killed run may have left there
     save_trained(model, tokenizer, out_dir, summary)
     return summary

@@ -49,9 +49,18 @@ def train_sentencepiece(texts: list[str], directory: Path, vocab_size: int | Non
     words = {word for text in texts for word in text.split()}
     model = io.BytesIO()
     spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(texts), model_writer=model, model_type="unigram",
-        vocab_size=vocab_size or len(words) + 40, hard_vocab_limit=False, character_coverage=1.0,
-        unk_id=1, eos_id=0, bos_id=-1, pad_id=-1, minloglevel=2, num_threads=1,
+        sentence_iterator=iter(texts),
+        model_writer=model,
+        model_type="unigram",
+        vocab_size=vocab_size or len(words) + 40,
+        hard_vocab_limit=False,
+        character_coverage=1.0,
+        unk_id=1,
+        eos_id=0,
+        bos_id=-1,
+        pad_id=-1,
+        minloglevel=2,
+        num_threads=1,
     )
     path = directory / "source.spm"
     path.write_bytes(model.getvalue())
@@ -71,8 +80,9 @@ def make_tokenizer(texts: list[str], directory: str | Path):
     pieces = [processor.id_to_piece(i) for i in range(processor.get_piece_size())]
     vocab = SPECIAL + [piece for piece in pieces if piece not in SPECIAL] + ["<pad>"]
     (directory / "vocab.json").write_text(json.dumps({piece: i for i, piece in enumerate(vocab)}))
-    tokenizer = MarianTokenizer(source_spm=str(spm_path), target_spm=str(directory / "target.spm"),
-                                vocab=str(directory / "vocab.json"))
+    tokenizer = MarianTokenizer(
+        source_spm=str(spm_path), target_spm=str(directory / "target.spm"), vocab=str(directory / "vocab.json")
+    )
     if len(tokenizer) != len(vocab):
         raise RuntimeError(f"tokenizer has {len(tokenizer)} tokens, vocabulary {len(vocab)}")
     return tokenizer
@@ -83,12 +93,20 @@ def make_model(tokenizer, settings: TinyTranslatorSettings = TinyTranslatorSetti
 
     torch.manual_seed(settings.seed)
     config = MarianConfig(
-        vocab_size=len(tokenizer), d_model=settings.d_model, encoder_layers=settings.layers,
-        decoder_layers=settings.layers, encoder_attention_heads=settings.heads,
-        decoder_attention_heads=settings.heads, encoder_ffn_dim=4 * settings.d_model,
-        decoder_ffn_dim=4 * settings.d_model, max_position_embeddings=128, dropout=0.0,
-        pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id,
-        decoder_start_token_id=tokenizer.pad_token_id, forced_eos_token_id=tokenizer.eos_token_id,
+        vocab_size=len(tokenizer),
+        d_model=settings.d_model,
+        encoder_layers=settings.layers,
+        decoder_layers=settings.layers,
+        encoder_attention_heads=settings.heads,
+        decoder_attention_heads=settings.heads,
+        encoder_ffn_dim=4 * settings.d_model,
+        decoder_ffn_dim=4 * settings.d_model,
+        max_position_embeddings=128,
+        dropout=0.0,
+        pad_token_id=tokenizer.pad_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        decoder_start_token_id=tokenizer.pad_token_id,
+        forced_eos_token_id=tokenizer.eos_token_id,
     )
     return MarianMTModel(config).eval()
 
@@ -101,8 +119,9 @@ def noisy(words: list[str], rng: np.random.Generator, rate: float) -> list[str]:
     return kept
 
 
-def train(texts: list[str], out_dir: str | Path, settings: TinyTranslatorSettings = TinyTranslatorSettings(),
-          threads: int = 1) -> dict:
+def train(
+    texts: list[str], out_dir: str | Path, settings: TinyTranslatorSettings = TinyTranslatorSettings(), threads: int = 1
+) -> dict:
     """Train a denoising copy model on ``texts`` and save it with its tokenizer (atomically)."""
     torch.manual_seed(settings.seed)
     torch.set_num_threads(threads)
@@ -114,10 +133,17 @@ def train(texts: list[str], out_dir: str | Path, settings: TinyTranslatorSetting
     model.train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate)
     schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda step: min(1.0, (step + 1) / 50) * max(0.0, 1 - step / settings.steps))
-    log.info("training a %d-layer Marian denoising copy model, not a translator (%d parameters, vocabulary %d) "
-             "on %d texts for %d steps",
-             settings.layers, sum(p.numel() for p in model.parameters()), len(tokenizer), len(texts), settings.steps)
+        optimizer, lambda step: min(1.0, (step + 1) / 50) * max(0.0, 1 - step / settings.steps)
+    )
+    log.info(
+        "training a %d-layer Marian denoising copy model, not a translator (%d parameters, vocabulary %d) "
+        "on %d texts for %d steps",
+        settings.layers,
+        sum(p.numel() for p in model.parameters()),
+        len(tokenizer),
+        len(texts),
+        settings.steps,
+    )
     losses = []
     for step in progress(range(settings.steps), unit="step", desc="train"):
         chosen = [texts[i] for i in rng.choice(len(texts), size=settings.batch_size, replace=True)]
@@ -127,7 +153,12 @@ def train(texts: list[str], out_dir: str | Path, settings: TinyTranslatorSetting
         losses.append(training_step(model, optimizer, schedule, model(**batch).loss))
         if (step + 1) % 100 == 0:
             log.info("step %d: mean loss of the last 100 steps %.3f", step + 1, np.mean(losses[-100:]))
-    summary = {"texts": len(texts), "vocabulary": len(tokenizer), "steps": settings.steps,
-               "first_loss": losses[0], "final_loss": float(np.mean(losses[-50:]))}
+    summary = {
+        "texts": len(texts),
+        "vocabulary": len(tokenizer),
+        "steps": settings.steps,
+        "first_loss": losses[0],
+        "final_loss": float(np.mean(losses[-50:])),
+    }
     save_trained(model, tokenizer, out_dir, summary)
     return summary

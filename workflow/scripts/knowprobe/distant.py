@@ -30,8 +30,20 @@ from .wikipedia import resolve
 
 log = logging.getLogger(__name__)
 
-MATCH_COLUMNS = ["relation", "sub_uri", "obj_uri", "title", "sentence", "text", "sub_start", "sub_end", "sub_how",
-                 "obj_start", "obj_end", "obj_how"]
+MATCH_COLUMNS = [
+    "relation",
+    "sub_uri",
+    "obj_uri",
+    "title",
+    "sentence",
+    "text",
+    "sub_start",
+    "sub_end",
+    "sub_how",
+    "obj_start",
+    "obj_end",
+    "obj_how",
+]
 MIN_NAME_LENGTH = 2
 
 
@@ -50,8 +62,10 @@ class NameMatcher:
                     names[name].add((row.qid, how))
         ordered = sorted(names.items())
         # each name's owners, as rows of a small table the hits index into by the name's number
-        self.owners = pd.DataFrame([(number, qid, how) for number, (_, owners) in enumerate(ordered)
-                                    for qid, how in sorted(owners)], columns=["name", "qid", "how"])
+        self.owners = pd.DataFrame(
+            [(number, qid, how) for number, (_, owners) in enumerate(ordered) for qid, how in sorted(owners)],
+            columns=["name", "qid", "how"],
+        )
         # the names as UTF-8 bytes: the automaton runs over the bytes of an Arrow text column as
         # they lie in memory (three times as fast as over a Python string, and no string is made)
         self.automaton = ahocorasick_rs.BytesAhoCorasick([name.encode() for name, _ in ordered]) if names else None
@@ -64,8 +78,9 @@ class NameMatcher:
         if self.automaton is None or not len(data):
             return none, none, none, none
         # every occurrence, overlapping ones too, flattened into numpy without a Python loop
-        found = np.fromiter(chain.from_iterable(self.automaton.find_matches_as_indexes(data, overlapping=True)),
-                            dtype=np.int64).reshape(-1, 3)
+        found = np.fromiter(
+            chain.from_iterable(self.automaton.find_matches_as_indexes(data, overlapping=True)), dtype=np.int64
+        ).reshape(-1, 3)
         names, starts, ends = found[:, 0], found[:, 1], found[:, 2]
         rows = np.searchsorted(bounds, starts, side="right") - 1
         # the texts lie back to back: an occurrence must end in its own row, and a row's edges are
@@ -98,8 +113,8 @@ def utf8_buffer(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     _, offsets, data = texts.buffers()
     if offsets is None or data is None:
         return np.zeros(0, np.uint8), np.zeros(len(texts) + 1, np.int64)
-    bounds = np.frombuffer(offsets, dtype=offset_type)[texts.offset:texts.offset + len(texts) + 1].astype(np.int64)
-    return np.frombuffer(data, dtype=np.uint8)[bounds[0]:bounds[-1]], bounds - bounds[0]
+    bounds = np.frombuffer(offsets, dtype=offset_type)[texts.offset : texts.offset + len(texts) + 1].astype(np.int64)
+    return np.frombuffer(data, dtype=np.uint8)[bounds[0] : bounds[-1]], bounds - bounds[0]
 
 
 _ASCII_ALNUM = np.array([chr(code).isalnum() for code in range(128)] + [False] * 128)
@@ -112,9 +127,9 @@ def alnum_at(data: np.ndarray, positions: np.ndarray, ending: bool) -> np.ndarra
     for i in np.flatnonzero(data[positions] >= 0x80).tolist():
         at = int(positions[i])
         if ending:  # the character's last byte: its lead byte is at most three before
-            result[i] = bytes(data[max(at - 3, 0):at + 1]).decode("utf-8", "ignore")[-1:].isalnum()
+            result[i] = bytes(data[max(at - 3, 0) : at + 1]).decode("utf-8", "ignore")[-1:].isalnum()
         else:
-            result[i] = bytes(data[at:at + 4]).decode("utf-8", "ignore")[:1].isalnum()
+            result[i] = bytes(data[at : at + 4]).decode("utf-8", "ignore")[:1].isalnum()
     return result
 
 
@@ -129,15 +144,21 @@ def _link_mentions(batch: pa.RecordBatch, title_to_qid: dict[str, str], redirect
     if len(flat_starts) == 0:
         return pd.DataFrame(columns=MENTION_COLUMNS)
     targets = pc.list_flatten(batch.column("link_target")).dictionary_encode()
-    qid_of = np.array([title_to_qid.get(resolve(title, redirects)) for title in targets.dictionary.to_pylist()],
-                      dtype=object)
+    qid_of = np.array(
+        [title_to_qid.get(resolve(title, redirects)) for title in targets.dictionary.to_pylist()], dtype=object
+    )
     codes = targets.indices.to_numpy()
     keep = np.nonzero(pd.notna(qid_of)[codes])[0]
-    return pd.DataFrame({
-        "row": pc.list_parent_indices(starts).to_numpy()[keep],
-        "start": flat_starts.to_numpy()[keep], "end": pc.list_flatten(batch.column("link_end")).to_numpy()[keep],
-        "qid": qid_of[codes[keep]], "how": "link", "order": keep,  # links come first, in text order
-    })
+    return pd.DataFrame(
+        {
+            "row": pc.list_parent_indices(starts).to_numpy()[keep],
+            "start": flat_starts.to_numpy()[keep],
+            "end": pc.list_flatten(batch.column("link_end")).to_numpy()[keep],
+            "qid": qid_of[codes[keep]],
+            "how": "link",
+            "order": keep,  # links come first, in text order
+        }
+    )
 
 
 def _name_mentions(texts: pa.Array, matcher: NameMatcher, first_order: int) -> pd.DataFrame:
@@ -145,8 +166,9 @@ def _name_mentions(texts: pa.Array, matcher: NameMatcher, first_order: int) -> p
     rows, starts, ends, names = matcher.hits(texts)
     if not len(rows):
         return pd.DataFrame(columns=MENTION_COLUMNS)
-    hits = pd.DataFrame({"row": rows, "start": starts, "end": ends, "name": names,
-                         "order": first_order + np.arange(len(rows))})
+    hits = pd.DataFrame(
+        {"row": rows, "start": starts, "end": ends, "name": names, "order": first_order + np.arange(len(rows))}
+    )
     return hits.merge(matcher.owners, on="name", sort=False)[MENTION_COLUMNS]
 
 
@@ -164,14 +186,17 @@ def _pairs(mentions: pd.DataFrame, facts: pd.DataFrame) -> pd.DataFrame:
     (subject, object) pair of mentions, links before names, each in text order."""
     subjects = mentions.merge(facts, left_on="qid", right_on="sub_uri")
     pairs = subjects.merge(mentions, left_on=["row", "obj_uri"], right_on=["row", "qid"], suffixes=("_s", "_o"))
-    pairs = pairs[(pairs["sub_uri"] != pairs["obj_uri"])
-                  & ~((pairs["start_s"] < pairs["end_o"]) & (pairs["start_o"] < pairs["end_s"]))]
+    pairs = pairs[
+        (pairs["sub_uri"] != pairs["obj_uri"])
+        & ~((pairs["start_s"] < pairs["end_o"]) & (pairs["start_o"] < pairs["end_s"]))
+    ]
     pairs = pairs.sort_values(["row", "relation", "sub_uri", "obj_uri", "order_s", "order_o"], kind="stable")
     return pairs.drop_duplicates(["row", "relation", "sub_uri", "obj_uri"], keep="first")
 
 
-def match_sentences(sentences, facts: pd.DataFrame, entities: pd.DataFrame, redirects: dict[str, str],
-                    batch_rows: int = 100_000) -> pd.DataFrame:
+def match_sentences(
+    sentences, facts: pd.DataFrame, entities: pd.DataFrame, redirects: dict[str, str], batch_rows: int = 100_000
+) -> pd.DataFrame:
     """Every (fact, sentence) where the sentence mentions the fact's subject and object (``MATCH_COLUMNS``).
 
     ``sentences``: a DataFrame, an Arrow table or a Parquet file (``pq.ParquetFile``) with the
@@ -203,11 +228,19 @@ def match_sentences(sentences, facts: pd.DataFrame, entities: pd.DataFrame, redi
         first_row += batch.num_rows
     if not parts:
         return pd.DataFrame(columns=MATCH_COLUMNS)
-    frame = pd.concat(parts, ignore_index=True).rename(columns={
-        "start_s": "sub_start", "end_s": "sub_end", "how_s": "sub_how",
-        "start_o": "obj_start", "end_o": "obj_end", "how_o": "obj_how"})
+    frame = pd.concat(parts, ignore_index=True).rename(
+        columns={
+            "start_s": "sub_start",
+            "end_s": "sub_end",
+            "how_s": "sub_how",
+            "start_o": "obj_start",
+            "end_o": "obj_end",
+            "how_o": "obj_how",
+        }
+    )
     # input order of the sentences, then by fact: independent of batch size and of set order
     frame = frame.sort_values(["row", "relation", "sub_uri", "obj_uri"], kind="stable")
-    frame[["sub_start", "sub_end", "obj_start", "obj_end"]] = frame[["sub_start", "sub_end", "obj_start",
-                                                                      "obj_end"]].astype("int64")
+    frame[["sub_start", "sub_end", "obj_start", "obj_end"]] = frame[
+        ["sub_start", "sub_end", "obj_start", "obj_end"]
+    ].astype("int64")
     return frame[MATCH_COLUMNS].reset_index(drop=True)

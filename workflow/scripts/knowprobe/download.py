@@ -52,11 +52,17 @@ def download(url: str, dest: str | os.PathLike, timeout: float = 60.0) -> Path:
             have = 0
         length = response.headers.get("Content-Length")
         total = have + int(length) if length is not None else None
-        log.info("downloading %s -> %s (%s bytes%s)", url, dest, total or "unknown",
-                 f", resuming at {have}" if resumed else "")
-        with part.open("ab" if resumed else "wb") as out, progress(
-            total=total, initial=have, unit="B", unit_scale=True, desc=dest.name
-        ) as bar:
+        log.info(
+            "downloading %s -> %s (%s bytes%s)",
+            url,
+            dest,
+            total or "unknown",
+            f", resuming at {have}" if resumed else "",
+        )
+        with (
+            part.open("ab" if resumed else "wb") as out,
+            progress(total=total, initial=have, unit="B", unit_scale=True, desc=dest.name) as bar,
+        ):
             while chunk := response.read(CHUNK):
                 out.write(chunk)
                 bar.update(len(chunk))
@@ -69,8 +75,10 @@ def download(url: str, dest: str | os.PathLike, timeout: float = 60.0) -> Path:
 
 def file_digest(path: str | os.PathLike, algorithm: str) -> str:
     digest = hashlib.new(algorithm)
-    with open(path, "rb") as handle, progress(total=os.path.getsize(path), unit="B", unit_scale=True,
-                                              desc=f"{algorithm} {Path(path).name}") as bar:
+    with (
+        open(path, "rb") as handle,
+        progress(total=os.path.getsize(path), unit="B", unit_scale=True, desc=f"{algorithm} {Path(path).name}") as bar,
+    ):
         while chunk := handle.read(CHUNK * 16):
             digest.update(chunk)
             bar.update(len(chunk))
@@ -79,8 +87,9 @@ def file_digest(path: str | os.PathLike, algorithm: str) -> str:
 
 def fetch_text(url: str, timeout: float = 60.0) -> str:
     try:
-        with urllib.request.urlopen(urllib.request.Request(url, headers={"User-Agent": "knowprobe"}),
-                                    timeout=timeout) as response:
+        with urllib.request.urlopen(
+            urllib.request.Request(url, headers={"User-Agent": "knowprobe"}), timeout=timeout
+        ) as response:
             return response.read().decode("utf-8")
     except (urllib.error.URLError, OSError) as error:
         raise KnowprobeError(f"download of {url} failed: {error}") from None
@@ -102,8 +111,10 @@ def verify_checksum(path: str | os.PathLike, checksums: str, algorithm: str, sou
     actual = file_digest(path, algorithm)
     if actual != expected[path.name]:
         path.unlink()
-        raise KnowprobeError(f"{path}: {algorithm} {actual} does not match {expected[path.name]} from {source}; "
-                             f"the file was deleted, run again to download it anew")
+        raise KnowprobeError(
+            f"{path}: {algorithm} {actual} does not match {expected[path.name]} from {source}; "
+            f"the file was deleted, run again to download it anew"
+        )
     log.info("%s: %s checksum verified", path.name, algorithm)
 
 

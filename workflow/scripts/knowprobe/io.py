@@ -12,8 +12,8 @@ import logging
 import os
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pandas as pd
 import pyarrow as pa
@@ -62,8 +62,9 @@ class ParquetPartWriter:
         self.tmp = self.path.with_name(f".{self.path.name}.part")
         self.schema, self.count = schema, 0
         self.rows = {name: [] for name in schema.names}
-        self.writer = pq.ParquetWriter(self.tmp, schema, compression="zstd",
-                                       use_dictionary=list(dictionary) if dictionary is not None else True)
+        self.writer = pq.ParquetWriter(
+            self.tmp, schema, compression="zstd", use_dictionary=list(dictionary) if dictionary is not None else True
+        )
 
     def extend(self, *columns):
         """Append rows given column by column (cheaper than row by row in this hot loop)."""

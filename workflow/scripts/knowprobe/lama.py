@@ -23,8 +23,15 @@ from .prompts import check_template, prompt_table
 log = logging.getLogger(__name__)
 
 FACT_COLUMNS = [
-    "relation", "fact_id", "sub_uri", "sub_label", "obj_uri", "obj_label",
-    "origin", "judgments_yes", "judgments_no",
+    "relation",
+    "fact_id",
+    "sub_uri",
+    "sub_label",
+    "obj_uri",
+    "obj_label",
+    "origin",
+    "judgments_yes",
+    "judgments_no",
 ]
 GOOGLE_RE_RELATIONS = ("place_of_birth", "date_of_birth", "place_of_death")
 
@@ -34,12 +41,14 @@ def read_relations(path: str | Path) -> pd.DataFrame:
     rows = []
     for number, record in read_jsonl(path, required=("relation", "template")):
         check_template(record["template"], f"{path}:{number}")
-        rows.append({
-            "relation": record["relation"],
-            "template": record["template"],
-            "label": record.get("label", ""),
-            "type": record.get("type", ""),
-        })
+        rows.append(
+            {
+                "relation": record["relation"],
+                "template": record["template"],
+                "label": record.get("label", ""),
+                "type": record.get("type", ""),
+            }
+        )
     if not rows:
         raise KnowprobeError(f"{path}: no relations")
     frame = pd.DataFrame(rows)
@@ -63,17 +72,19 @@ def read_trex_relation(path: str | Path, relation: str) -> pd.DataFrame:
         predicate = record.get("predicate_id", relation)
         if predicate != relation:
             raise KnowprobeError(f"{where}: predicate_id {predicate!r} in the file of {relation}")
-        rows.append({
-            "relation": relation,
-            "fact_id": record.get("uuid") or f"{relation}-{number}",
-            "sub_uri": record.get("sub_uri", ""),
-            "sub_label": _label(record, "sub_label", where),
-            "obj_uri": record.get("obj_uri", ""),
-            "obj_label": _label(record, "obj_label", where),
-            "origin": "lama-trex",
-            "judgments_yes": 0,
-            "judgments_no": 0,
-        })
+        rows.append(
+            {
+                "relation": relation,
+                "fact_id": record.get("uuid") or f"{relation}-{number}",
+                "sub_uri": record.get("sub_uri", ""),
+                "sub_label": _label(record, "sub_label", where),
+                "obj_uri": record.get("obj_uri", ""),
+                "obj_label": _label(record, "obj_label", where),
+                "origin": "lama-trex",
+                "judgments_yes": 0,
+                "judgments_no": 0,
+            }
+        )
     return pd.DataFrame(rows, columns=FACT_COLUMNS)
 
 
@@ -113,17 +124,19 @@ def read_google_re(data_dir: str | Path) -> pd.DataFrame:
         for number, record in read_jsonl(path, required=("sub_label", "obj_label")):
             where = f"{path}:{number}"
             votes = [judgment.get("judgment") for judgment in record.get("judgments", [])]
-            rows.append({
-                "relation": relation,
-                "fact_id": record.get("uuid") or f"{relation}-{number}",
-                "sub_uri": record.get("sub", ""),
-                "sub_label": _label(record, "sub_label", where),
-                "obj_uri": record.get("obj", ""),
-                "obj_label": _label(record, "obj_label", where),
-                "origin": "lama-google-re",
-                "judgments_yes": sum(vote == "yes" for vote in votes),
-                "judgments_no": sum(vote != "yes" for vote in votes),
-            })
+            rows.append(
+                {
+                    "relation": relation,
+                    "fact_id": record.get("uuid") or f"{relation}-{number}",
+                    "sub_uri": record.get("sub", ""),
+                    "sub_label": _label(record, "sub_label", where),
+                    "obj_uri": record.get("obj", ""),
+                    "obj_label": _label(record, "obj_label", where),
+                    "origin": "lama-google-re",
+                    "judgments_yes": sum(vote == "yes" for vote in votes),
+                    "judgments_no": sum(vote != "yes" for vote in votes),
+                }
+            )
         frames.append(pd.DataFrame(rows, columns=FACT_COLUMNS))
     facts = pd.concat(frames, ignore_index=True)
     log.info("Google-RE: %d facts in %d relations", len(facts), facts["relation"].nunique())

@@ -33,13 +33,26 @@ def average_over_relations(per_relation: pd.DataFrame, keys: list[str] | None = 
     """Mean of per-relation micro and macro, plus the relation and fact counts."""
     keys = list(keys or [])
     if not keys:
-        return pd.DataFrame([{
-            "n_relations": len(per_relation), "n_facts": int(per_relation["n_facts"].sum()),
-            "micro": per_relation["micro"].mean(), "macro": per_relation["macro"].mean(),
-        }])
-    return per_relation.groupby(keys, sort=True).agg(
-        n_relations=("relation", "size"), n_facts=("n_facts", "sum"), micro=("micro", "mean"), macro=("macro", "mean")
-    ).reset_index()
+        return pd.DataFrame(
+            [
+                {
+                    "n_relations": len(per_relation),
+                    "n_facts": int(per_relation["n_facts"].sum()),
+                    "micro": per_relation["micro"].mean(),
+                    "macro": per_relation["macro"].mean(),
+                }
+            ]
+        )
+    return (
+        per_relation.groupby(keys, sort=True)
+        .agg(
+            n_relations=("relation", "size"),
+            n_facts=("n_facts", "sum"),
+            micro=("micro", "mean"),
+            macro=("macro", "mean"),
+        )
+        .reset_index()
+    )
 
 
 def probe_correctness(probe: pd.DataFrame) -> pd.DataFrame:

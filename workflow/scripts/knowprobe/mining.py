@@ -37,13 +37,13 @@ def middle_word_prompt(text: str, sub: tuple[int, int], obj: tuple[int, int]) ->
     if sub[0] < obj[1] and obj[0] < sub[1]:
         return None
     first, second = (SUBJECT, OBJECT) if sub[0] < obj[0] else (OBJECT, SUBJECT)
-    middle = _words(text[min(sub[1], obj[1]):max(sub[0], obj[0])])
+    middle = _words(text[min(sub[1], obj[1]) : max(sub[0], obj[0])])
     return f"{first} {middle} {second} ." if middle else f"{first} {second} ."
 
 
 def dependency_prompt(doc, sub: tuple[int, int], obj: tuple[int, int]) -> str | None:
     """The dependency-path prompt of two token spans ``[start, end)`` of a parsed spaCy ``Doc``."""
-    sub_span, obj_span = doc[sub[0]:sub[1]], doc[obj[0]:obj[1]]
+    sub_span, obj_span = doc[sub[0] : sub[1]], doc[obj[0] : obj[1]]
     if len(sub_span) == 0 or len(obj_span) == 0 or (sub[0] < obj[1] and obj[0] < sub[1]):
         return None
     path = shortest_path(sub_span.root, obj_span.root)
@@ -96,19 +96,29 @@ def prompt_filter(template: str, stopwords: frozenset[str]) -> str | None:
 def rank(candidates: pd.DataFrame, top: int) -> pd.DataFrame:
     """``relation, template, source`` rows (one per sentence) → the ``top`` most frequent per relation
     and source, with ``frequency`` and one example sentence; ties broken by template."""
-    counted = (candidates.groupby(["relation", "source", "template"], sort=True)
-               .agg(frequency=("example", "size"), example=("example", "first")).reset_index())
-    counted = counted.sort_values(["relation", "source", "frequency", "template"],
-                                  ascending=[True, True, False, True], kind="stable")
+    counted = (
+        candidates.groupby(["relation", "source", "template"], sort=True)
+        .agg(frequency=("example", "size"), example=("example", "first"))
+        .reset_index()
+    )
+    counted = counted.sort_values(
+        ["relation", "source", "frequency", "template"], ascending=[True, True, False, True], kind="stable"
+    )
     return counted.groupby(["relation", "source"], sort=False).head(top).reset_index(drop=True)[MINED_COLUMNS]
 
 
 def merge(ranked: pd.DataFrame, top: int) -> pd.DataFrame:
     """The ``mine`` set: mid and dep prompts together, the same template counted once (frequencies
     added, source ``mid+dep``), the ``top`` most frequent per relation."""
-    merged = (ranked.groupby(["relation", "template"], sort=True)
-              .agg(frequency=("frequency", "sum"), source=("source", lambda s: "+".join(sorted(set(s)))),
-                   example=("example", "first")).reset_index())
+    merged = (
+        ranked.groupby(["relation", "template"], sort=True)
+        .agg(
+            frequency=("frequency", "sum"),
+            source=("source", lambda s: "+".join(sorted(set(s)))),
+            example=("example", "first"),
+        )
+        .reset_index()
+    )
     merged = merged.sort_values(["relation", "frequency", "template"], ascending=[True, False, True], kind="stable")
     return merged.groupby("relation", sort=False).head(top).reset_index(drop=True)[MINED_COLUMNS]
 
@@ -118,8 +128,15 @@ def as_prompt_set(mined: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for relation, group in mined.groupby("relation", sort=True):
         for rank_, row in enumerate(group.itertuples()):
-            rows.append({"relation": relation, "template": row.template, "source": row.source, "rank": rank_,
-                         "score": float(row.frequency)})
+            rows.append(
+                {
+                    "relation": relation,
+                    "template": row.template,
+                    "source": row.source,
+                    "rank": rank_,
+                    "score": float(row.frequency),
+                }
+            )
     return prompt_table(rows)
 
 
@@ -129,8 +146,10 @@ def load_spacy(model: str):
     try:
         return spacy.load(model, exclude=["ner", "lemmatizer", "textcat"])
     except OSError:
-        raise KnowprobeError(f"mining.spacy_model: spaCy pipeline {model!r} is not installed; "
-                             f"install it with: python -m spacy download {model}") from None
+        raise KnowprobeError(
+            f"mining.spacy_model: spaCy pipeline {model!r} is not installed; "
+            f"install it with: python -m spacy download {model}"
+        ) from None
 
 
 def mine(matches: pd.DataFrame, top: int, nlp=None, batch_size: int = 256) -> tuple[pd.DataFrame, Counter]:

@@ -25,8 +25,10 @@ def download_hub_model(hub_id: str, revision: str, dest: str | Path) -> Path:
     try:
         files = list_repo_files(hub_id, revision=revision)
     except Exception as error:  # the hub client raises many error types; all mean "cannot load"
-        raise KnowprobeError(f"model {hub_id!r} (revision {revision}) cannot be fetched from the hub: "
-                             f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}") from None
+        raise KnowprobeError(
+            f"model {hub_id!r} (revision {revision}) cannot be fetched from the hub: "
+            f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+        ) from None
     patterns = list(HUB_PATTERNS)
     if not any(name.endswith(".safetensors") for name in files):
         patterns.append("pytorch_model*.bin")
@@ -53,5 +55,7 @@ def load_masked_lm(model_dir: str | Path, dtype=None):
     try:
         model = AutoModelForMaskedLM.from_pretrained(str(model_dir), dtype=dtype)
     except Exception as error:
-        raise KnowprobeError(f"{model_dir}: cannot load a masked language model ({type(error).__name__}: {error})") from None
+        raise KnowprobeError(
+            f"{model_dir}: cannot load a masked language model ({type(error).__name__}: {error})"
+        ) from None
     return model.eval()

@@ -26,7 +26,7 @@ import logging
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import List, NamedTuple, Optional, Tuple
+from typing import NamedTuple
 
 import pandas as pd
 
@@ -54,13 +54,26 @@ class Hypothesis(NamedTuple):
     text: str
     logprob: float  # sum of the token log-probabilities, eos included
     tokens: int  # generated tokens scored, eos included
-    token_ids: Tuple[int, ...] = ()
+    token_ids: tuple[int, ...] = ()
 
 
 CANDIDATE_COLUMNS = [
-    "relation", "seed", "source_text", "german_rank", "german", "english_rank", "english",
-    "forward_logprob", "forward_tokens", "backward_logprob", "backward_tokens",
-    "forward_score", "backward_score", "score", "paraphrase", "problem",
+    "relation",
+    "seed",
+    "source_text",
+    "german_rank",
+    "german",
+    "english_rank",
+    "english",
+    "forward_logprob",
+    "forward_tokens",
+    "backward_logprob",
+    "backward_tokens",
+    "forward_score",
+    "backward_score",
+    "score",
+    "paraphrase",
+    "problem",
 ]
 PARAPHRASE_COLUMNS = ["relation", "seed", "paraphrase", "german", "forward_score", "backward_score", "score", "rank"]
 
@@ -82,7 +95,7 @@ def check_stand_ins(settings: ParaphraseSettings) -> None:
         raise KnowprobeError("config paraphrase: subject_stand_in and object_stand_in must differ")
 
 
-def to_source(template: str, settings: ParaphraseSettings) -> Optional[str]:
+def to_source(template: str, settings: ParaphraseSettings) -> str | None:
     """The seed as a translation model should see it: stand-ins for the slots, no space before
     punctuation (LAMA writes ``[X] was born in [Y] .``). None when a stand-in already occurs
     in the template as a word, which would make the way back ambiguous."""
@@ -94,20 +107,22 @@ def to_source(template: str, settings: ParaphraseSettings) -> Optional[str]:
     return _SPACE_BEFORE_PUNCT.sub(r"\1", " ".join(text.split()))
 
 
-def to_template(text: str, settings: ParaphraseSettings) -> Tuple[Optional[str], Optional[str]]:
+def to_template(text: str, settings: ParaphraseSettings) -> tuple[str | None, str | None]:
     """``(template, None)`` for a back-translation whose stand-ins each occur exactly once,
     else ``(None, reason)``. The template is in LAMA's layout: single spaces, final
     sentence punctuation split off."""
     found = {}
-    for slot, stand_in, name in ((SUBJECT, settings.subject_stand_in, "subject"),
-                                 (OBJECT, settings.object_stand_in, "object")):
+    for slot, stand_in, name in (
+        (SUBJECT, settings.subject_stand_in, "subject"),
+        (OBJECT, settings.object_stand_in, "object"),
+    ):
         matches = list(_stand_in_pattern(stand_in).finditer(text))
         if len(matches) != 1:
             return None, f"{name} stand-in {'missing' if not matches else 'repeated'}"
         found[slot] = matches[0]
     # replace from the right so that the earlier match's offsets stay valid
     for slot, match in sorted(found.items(), key=lambda item: -item[1].start()):
-        text = text[:match.start()] + slot + text[match.end():]
+        text = text[: match.start()] + slot + text[match.end() :]
     template = _FINAL_PUNCT.sub(r" \1", " ".join(text.split())).strip()
     if template.replace(SUBJECT, "").replace(OBJECT, "").strip(" .,;:!?") == "":
         return None, "nothing but the slots"
@@ -122,8 +137,13 @@ def round_trip(seeds: pd.DataFrame, forward, backward, settings: ParaphraseSetti
     for row in seeds.itertuples(index=False):
         source = to_source(row.template, settings)
         if source is None:
-            log.warning("seed %r of %s already contains a stand-in word (%s/%s); it is not paraphrased",
-                        row.template, row.relation, settings.subject_stand_in, settings.object_stand_in)
+            log.warning(
+                "seed %r of %s already contains a stand-in word (%s/%s); it is not paraphrased",
+                row.template,
+                row.relation,
+                settings.subject_stand_in,
+                settings.object_stand_in,
+            )
             continue
         usable.append((row.relation, row.template))
         sources.append(source)
@@ -142,20 +162,38 @@ def round_trip(seeds: pd.DataFrame, forward, backward, settings: ParaphraseSetti
                 forward_score = de.logprob / de.tokens if settings.length_normalize else de.logprob
                 backward_score = en.logprob / en.tokens if settings.length_normalize else en.logprob
                 paraphrase, problem = to_template(en.text, settings)
-                rows.append((relation, template, source, german_rank, de.text, english_rank, en.text,
-                             de.logprob, de.tokens, en.logprob, en.tokens,
-                             forward_score, backward_score, forward_score + backward_score, paraphrase, problem))
+                rows.append(
+                    (
+                        relation,
+                        template,
+                        source,
+                        german_rank,
+                        de.text,
+                        english_rank,
+                        en.text,
+                        de.logprob,
+                        de.tokens,
+                        en.logprob,
+                        en.tokens,
+                        forward_score,
+                        backward_score,
+                        forward_score + backward_score,
+                        paraphrase,
+                        problem,
+                    )
+                )
     return pd.DataFrame(rows, columns=CANDIDATE_COLUMNS)
 
 
-def select(candidates: pd.DataFrame, top: int) -> Tuple[pd.DataFrame, Counter]:
+def select(candidates: pd.DataFrame, top: int) -> tuple[pd.DataFrame, Counter]:
     """The top ``top`` distinct paraphrases per relation (PARAPHRASE_COLUMNS) and the counts of
     candidates lost, by reason."""
     lost = Counter(candidates["problem"].dropna())
     valid = candidates[candidates["problem"].isna()]
     # best first; ties keep beam order so that the result does not depend on sort stability
-    ordered = valid.sort_values(["relation", "score", "german_rank", "english_rank"],
-                                ascending=[True, False, True, True], kind="stable")
+    ordered = valid.sort_values(
+        ["relation", "score", "german_rank", "english_rank"], ascending=[True, False, True, True], kind="stable"
+    )
     distinct = ordered.drop_duplicates(["relation", "paraphrase"], keep="first")
     lost["duplicate"] = len(ordered) - len(distinct)
     ranked = distinct.assign(rank=distinct.groupby("relation").cumcount())
@@ -165,37 +203,51 @@ def select(candidates: pd.DataFrame, top: int) -> Tuple[pd.DataFrame, Counter]:
 
 
 def as_prompt_set(paraphrases: pd.DataFrame, seed_set: str) -> pd.DataFrame:
-    return prompt_table([
-        {"relation": row.relation, "template": row.paraphrase, "source": f"paraphrase-of-{seed_set}",
-         "rank": int(row.rank), "score": float(row.score)}
-        for row in paraphrases.itertuples(index=False)
-    ])
+    return prompt_table(
+        [
+            {
+                "relation": row.relation,
+                "template": row.paraphrase,
+                "source": f"paraphrase-of-{seed_set}",
+                "rank": int(row.rank),
+                "score": float(row.score),
+            }
+            for row in paraphrases.itertuples(index=False)
+        ]
+    )
 
 
-def statistics(seed_set: str, seeds: pd.DataFrame, candidates: pd.DataFrame, paraphrases: pd.DataFrame,
-               lost: Counter) -> pd.DataFrame:
+def statistics(
+    seed_set: str, seeds: pd.DataFrame, candidates: pd.DataFrame, paraphrases: pd.DataFrame, lost: Counter
+) -> pd.DataFrame:
     """One row: how many candidates each step kept or lost (the README's placeholder loss rate)."""
     broken = sum(n for reason, n in lost.items() if "stand-in" in reason or reason == "nothing but the slots")
-    return pd.DataFrame([{
-        "seed_set": seed_set, "seeds": len(seeds),
-        # a seed that already holds a stand-in word is not translated (see round_trip)
-        "seeds_paraphrased": candidates[["relation", "seed"]].drop_duplicates().shape[0],
-        "candidates": len(candidates),
-        "placeholder_broken": broken,
-        "placeholder_loss_rate": broken / len(candidates) if len(candidates) else float("nan"),
-        **{f"lost_{reason.replace(' ', '_').replace('-', '_')}": n for reason, n in sorted(lost.items())},
-        "kept": len(paraphrases),
-        "relations": paraphrases["relation"].nunique(),
-    }])
+    return pd.DataFrame(
+        [
+            {
+                "seed_set": seed_set,
+                "seeds": len(seeds),
+                # a seed that already holds a stand-in word is not translated (see round_trip)
+                "seeds_paraphrased": candidates[["relation", "seed"]].drop_duplicates().shape[0],
+                "candidates": len(candidates),
+                "placeholder_broken": broken,
+                "placeholder_loss_rate": broken / len(candidates) if len(candidates) else float("nan"),
+                **{f"lost_{reason.replace(' ', '_').replace('-', '_')}": n for reason, n in sorted(lost.items())},
+                "kept": len(paraphrases),
+                "relations": paraphrases["relation"].nunique(),
+            }
+        ]
+    )
 
 
-def select_mined_seeds(mined: pd.DataFrame, train_metrics: pd.DataFrame) -> Tuple[pd.DataFrame, int]:
+def select_mined_seeds(mined: pd.DataFrame, train_metrics: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     """Mine+Para's seeds: per relation, the mined prompt with the best micro P@1 on T-REx-train
     (ties: the more frequent). Relations without train facts fall back to their most frequent
     mined prompt; their number is returned beside the seeds."""
     accuracy = train_metrics.set_index(["relation", "template"])["micro"]
-    frame = mined.assign(train_p_at_1=[accuracy.get((r, t), float("nan"))
-                                       for r, t in zip(mined["relation"], mined["template"])])
+    frame = mined.assign(
+        train_p_at_1=[accuracy.get((r, t), float("nan")) for r, t in zip(mined["relation"], mined["template"])]
+    )
     rows, fallbacks = [], 0
     for relation, group in frame.groupby("relation", sort=True):
         if group["train_p_at_1"].notna().any():
@@ -203,16 +255,24 @@ def select_mined_seeds(mined: pd.DataFrame, train_metrics: pd.DataFrame) -> Tupl
         else:
             fallbacks += 1
             best = group.sort_values("rank", kind="stable").iloc[0]
-        rows.append({"relation": relation, "template": best["template"], "source": best["source"],
-                     "rank": 0, "score": float(best["train_p_at_1"])})
+        rows.append(
+            {
+                "relation": relation,
+                "template": best["template"],
+                "source": best["source"],
+                "rank": 0,
+                "score": float(best["train_p_at_1"]),
+            }
+        )
     return prompt_table(rows), fallbacks
 
 
 # --- backends -------------------------------------------------------------------------------
 
+
 def _batches(items: list, size: int):
     for start in range(0, len(items), size):
-        yield items[start:start + size]
+        yield items[start : start + size]
 
 
 class HFTranslator:
@@ -227,14 +287,18 @@ class HFTranslator:
         self.device = resolve_device(device)
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
-            self.model = AutoModelForSeq2SeqLM.from_pretrained(
-                str(model_dir), dtype=resolve_dtype(dtype, self.device)).to(self.device).eval()
+            self.model = (
+                AutoModelForSeq2SeqLM.from_pretrained(str(model_dir), dtype=resolve_dtype(dtype, self.device))
+                .to(self.device)
+                .eval()
+            )
         except Exception as error:
-            raise KnowprobeError(f"{model_dir}: cannot load a seq2seq translation model "
-                                 f"({type(error).__name__}: {error})") from None
+            raise KnowprobeError(
+                f"{model_dir}: cannot load a seq2seq translation model ({type(error).__name__}: {error})"
+            ) from None
         self.torch = torch
 
-    def translate(self, texts: List[str], beams: int, settings: ParaphraseSettings) -> List[List[Hypothesis]]:
+    def translate(self, texts: list[str], beams: int, settings: ParaphraseSettings) -> list[list[Hypothesis]]:
         """``beams`` hypotheses for each text, best first by the model's log-probability."""
         # sorting by length keeps padding small; results go back to the input order
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
@@ -250,14 +314,21 @@ class HFTranslator:
         encoded = self.tokenizer(texts, return_tensors="pt", padding=True, truncation=True).to(self.device)
         with torch.inference_mode():
             generated = self.model.generate(
-                **encoded, num_beams=beams, num_return_sequences=beams, do_sample=False,
-                max_new_tokens=settings.max_new_tokens, max_length=None, early_stopping=True,
+                **encoded,
+                num_beams=beams,
+                num_return_sequences=beams,
+                do_sample=False,
+                max_new_tokens=settings.max_new_tokens,
+                max_length=None,
+                early_stopping=True,
             )
             logprobs, lengths = self._sequence_logprobs(encoded, generated, beams)
         texts_out = self.tokenizer.batch_decode(generated, skip_special_tokens=True, clean_up_tokenization_spaces=True)
-        hyps = [Hypothesis(" ".join(t.split()), float(lp), int(n), tuple(ids[1:1 + int(n)]))
-                for t, lp, n, ids in zip(texts_out, logprobs, lengths, generated.tolist())]
-        return [sorted(hyps[i * beams:(i + 1) * beams], key=lambda h: -h.logprob) for i in range(len(texts))]
+        hyps = [
+            Hypothesis(" ".join(t.split()), float(lp), int(n), tuple(ids[1 : 1 + int(n)]))
+            for t, lp, n, ids in zip(texts_out, logprobs, lengths, generated.tolist())
+        ]
+        return [sorted(hyps[i * beams : (i + 1) * beams], key=lambda h: -h.logprob) for i in range(len(texts))]
 
     def _sequence_logprobs(self, encoded, generated, beams):
         """Teacher-forced log P(generated | source) summed over the generated tokens up to and
@@ -278,8 +349,10 @@ class HFTranslator:
         # use_cache=False: FSMT applies its causal mask only then (with the cache on it expects one
         # token per call, as in generation, and would let each position see the later ones)
         logits = self.model(
-            input_ids=encoded["input_ids"].repeat_interleave(beams, dim=0), attention_mask=attention,
-            decoder_input_ids=decoder_input, use_cache=False,
+            input_ids=encoded["input_ids"].repeat_interleave(beams, dim=0),
+            attention_mask=attention,
+            decoder_input_ids=decoder_input,
+            use_cache=False,
         ).logits.float()
         token_logprobs = torch.log_softmax(logits, dim=-1).gather(-1, labels.unsqueeze(-1)).squeeze(-1)
         return (token_logprobs * mask).sum(dim=1).tolist(), mask.sum(dim=1).tolist()
@@ -293,17 +366,19 @@ class FairseqTranslator:
         import torch
 
         try:
-            self.model = torch.hub.load("pytorch/fairseq", hub_name, checkpoint_file=checkpoint_file,
-                                        tokenizer="moses", bpe="fastbpe")
+            self.model = torch.hub.load(
+                "pytorch/fairseq", hub_name, checkpoint_file=checkpoint_file, tokenizer="moses", bpe="fastbpe"
+            )
         except Exception as error:
-            raise KnowprobeError(f"fairseq hub model {hub_name!r} cannot be loaded "
-                                 f"({type(error).__name__}: {error})") from None
+            raise KnowprobeError(
+                f"fairseq hub model {hub_name!r} cannot be loaded ({type(error).__name__}: {error})"
+            ) from None
         use_cuda = torch.cuda.is_available() if device == "auto" else device.startswith("cuda")
         if use_cuda:
             self.model.cuda()
         self.model.eval()
 
-    def translate(self, texts: List[str], beams: int, settings: ParaphraseSettings) -> List[List[Hypothesis]]:
+    def translate(self, texts: list[str], beams: int, settings: ParaphraseSettings) -> list[list[Hypothesis]]:
         out = []
         for batch in progress(list(_batches(texts, settings.batch_size)), desc="translate", unit="batch"):
             tokens = [self.model.encode(text) for text in batch]
@@ -311,8 +386,18 @@ class FairseqTranslator:
             # natural-log token probabilities (eos included), unaffected by its length penalty
             results = self.model.generate(tokens, beam=beams, max_len_b=settings.max_new_tokens)
             for hyps in results:
-                out.append(sorted(
-                    (Hypothesis(self.model.decode(h["tokens"]), float(h["positional_scores"].sum()),
-                                int(h["tokens"].numel()), tuple(h["tokens"].tolist())) for h in hyps[:beams]),
-                    key=lambda h: -h.logprob))
+                out.append(
+                    sorted(
+                        (
+                            Hypothesis(
+                                self.model.decode(h["tokens"]),
+                                float(h["positional_scores"].sum()),
+                                int(h["tokens"].numel()),
+                                tuple(h["tokens"].tolist()),
+                            )
+                            for h in hyps[:beams]
+                        ),
+                        key=lambda h: -h.logprob,
+                    )
+                )
         return out

@@ -107,8 +107,12 @@ def pair_facts_with_prompts(facts: pd.DataFrame, prompts: pd.DataFrame) -> pd.Da
     without = sorted(set(facts["relation"]) - set(prompts["relation"]))
     if without:
         lost = int(facts["relation"].isin(without).sum())
-        log.warning("%d facts of %d relations have no prompt in this set and are not probed: %s",
-                    lost, len(without), ", ".join(without))
+        log.warning(
+            "%d facts of %d relations have no prompt in this set and are not probed: %s",
+            lost,
+            len(without),
+            ", ".join(without),
+        )
     pairs = facts.merge(prompts[["relation", "prompt_id", "template", "source"]], on="relation", how="inner")
     return pairs.sort_values(["relation", "prompt_id", "fact_id"], kind="stable").reset_index(drop=True)
 
@@ -147,16 +151,19 @@ class MaskedLMScorer:
 
     def encode(self, texts: list[str]) -> tuple[list[list[int]], np.ndarray]:
         """Token ids of each text and the position of its single mask token."""
-        encoded = self.tokenizer(texts, add_special_tokens=True, truncation=True,
-                                 max_length=self.settings.max_length)["input_ids"]
+        encoded = self.tokenizer(texts, add_special_tokens=True, truncation=True, max_length=self.settings.max_length)[
+            "input_ids"
+        ]
         mask_id = self.tokenizer.mask_token_id
         positions = np.empty(len(encoded), dtype=np.int64)
         for i, ids in enumerate(encoded):
             where = [p for p, token in enumerate(ids) if token == mask_id]
             if len(where) != 1:
-                raise KnowprobeError(f"prompt {texts[i]!r} has {len(where)} mask tokens after tokenization "
-                                     f"(needs 1; a subject label holding the mask token, or truncation at "
-                                     f"max_length={self.settings.max_length})")
+                raise KnowprobeError(
+                    f"prompt {texts[i]!r} has {len(where)} mask tokens after tokenization "
+                    f"(needs 1; a subject label holding the mask token, or truncation at "
+                    f"max_length={self.settings.max_length})"
+                )
             positions[i] = where[0]
         return encoded, positions
 
@@ -177,7 +184,10 @@ class MaskedLMScorer:
         for row, i in enumerate(index):
             ids[row, : len(encoded[i])] = encoded[i]
             attention[row, : len(encoded[i])] = 1
-        to = lambda array: torch.from_numpy(array).to(self.device, non_blocking=True)
+
+        def to(array):
+            return torch.from_numpy(array).to(self.device, non_blocking=True)
+
         logits = self._mask_logits(to(ids), to(attention), to(positions[index]))
         logprobs = torch.log_softmax(logits.float(), dim=-1)
         gold_t = to(gold[index])
@@ -225,17 +235,30 @@ class MaskedLMScorer:
         return out
 
 
-def probe(facts: pd.DataFrame, prompts: pd.DataFrame, model, tokenizer, candidates: pd.DataFrame,
-          settings: ProbeSettings = ProbeSettings()) -> pa.Table:
+def probe(
+    facts: pd.DataFrame,
+    prompts: pd.DataFrame,
+    model,
+    tokenizer,
+    candidates: pd.DataFrame,
+    settings: ProbeSettings = ProbeSettings(),
+) -> pa.Table:
     """Probe every (fact, prompt) pair; see README "Data contracts: probe output"."""
     pairs = pair_facts_with_prompts(facts, prompts)
     if pairs.empty:
         raise KnowprobeError("no (fact, prompt) pair to probe: facts and prompts share no relation")
     texts = [fill_template(t, s, tokenizer.mask_token) for t, s in zip(pairs["template"], pairs["sub_label"])]
     scorer = MaskedLMScorer(model, tokenizer, candidates["token_id"].to_numpy(), settings)
-    log.info("probing %d (fact, prompt) pairs: %d facts, %d prompts, %d candidates, top_k=%d, device=%s, dtype=%s",
-             len(pairs), pairs["fact_id"].nunique(), pairs["prompt_id"].nunique(), len(candidates),
-             scorer.top_k, scorer.device, next(model.parameters()).dtype)
+    log.info(
+        "probing %d (fact, prompt) pairs: %d facts, %d prompts, %d candidates, top_k=%d, device=%s, dtype=%s",
+        len(pairs),
+        pairs["fact_id"].nunique(),
+        pairs["prompt_id"].nunique(),
+        len(candidates),
+        scorer.top_k,
+        scorer.device,
+        next(model.parameters()).dtype,
+    )
     scores = scorer.score(texts, pairs["obj_token_id"].to_numpy())
     word_of = dict(zip(candidates["token_id"], candidates["word"]))
     columns = {

@@ -12,7 +12,17 @@ import pandas as pd
 from .io import KnowprobeError
 from .metrics import average_over_relations
 
-PER_RELATION_COLUMNS = ["model", "prompt_set", "method", "dataset", "relation", "n_facts", "n_objects", "micro", "macro"]
+PER_RELATION_COLUMNS = [
+    "model",
+    "prompt_set",
+    "method",
+    "dataset",
+    "relation",
+    "n_facts",
+    "n_objects",
+    "micro",
+    "macro",
+]
 DATASET_NAMES = {"trex": "T-REx", "google_re": "Google-RE"}
 METHOD_ORDER = ["Majority", "Man"]
 
@@ -22,9 +32,17 @@ def single_prompt_results(per_prompt: pd.DataFrame, method: str) -> pd.DataFrame
     counts = per_prompt.groupby("relation")["prompt_id"].nunique()
     several = counts[counts > 1]
     if len(several):
-        raise KnowprobeError(f"method {method}: relation {several.index[0]} has {several.iloc[0]} prompts; "
-                             f"a single-prompt method needs exactly one")
+        raise KnowprobeError(
+            f"method {method}: relation {several.index[0]} has {several.iloc[0]} prompts; "
+            f"a single-prompt method needs exactly one"
+        )
     return per_prompt.drop(columns=["prompt_id", "template"]).assign(method=method)
+
+
+def dataset_order(dataset: str) -> int:
+    """Known datasets in DATASET_NAMES's order, any other after them."""
+    names = list(DATASET_NAMES)
+    return names.index(dataset) if dataset in names else len(names)
 
 
 def summary(per_relation: pd.DataFrame) -> pd.DataFrame:
@@ -33,8 +51,7 @@ def summary(per_relation: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (model, method), group in averaged.groupby(["model", "method"], sort=False):
         row = {"model": model, "method": method}
-        datasets = list(DATASET_NAMES)
-        group = group.sort_values("dataset", key=lambda d: d.map(lambda x: datasets.index(x) if x in datasets else len(datasets)))
+        group = group.sort_values("dataset", key=lambda d: d.map(dataset_order))
         for item in group.itertuples():
             name = DATASET_NAMES.get(item.dataset, item.dataset)
             row[f"{name} micro"] = round(100 * item.micro, 1)
@@ -62,9 +79,18 @@ def to_markdown(frame: pd.DataFrame, columns: list[str] | None = None) -> str:
 
 def to_latex(frame: pd.DataFrame, columns: list[str] | None = None, caption: str = "") -> str:
     columns = columns or list(frame.columns)
-    escape = lambda text: str(text).replace("_", r"\_").replace("%", r"\%").replace("&", r"\&")
-    lines = [r"\begin{table}[t]", r"\centering", r"\begin{tabular}{" + "l" * 2 + "r" * (len(columns) - 2) + "}",
-             r"\toprule", " & ".join(escape(c) for c in columns) + r" \\", r"\midrule"]
+
+    def escape(text):
+        return str(text).replace("_", r"\_").replace("%", r"\%").replace("&", r"\&")
+
+    lines = [
+        r"\begin{table}[t]",
+        r"\centering",
+        r"\begin{tabular}{" + "l" * 2 + "r" * (len(columns) - 2) + "}",
+        r"\toprule",
+        " & ".join(escape(c) for c in columns) + r" \\",
+        r"\midrule",
+    ]
     for row in frame[columns].itertuples(index=False):
         lines.append(" & ".join(escape(_cell(value)) for value in row) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]

@@ -37,8 +37,15 @@ def relation_seed(seed: int, relation: str) -> np.random.Generator:
     return np.random.default_rng([seed, int(relation.lstrip("P"))])
 
 
-def build(claims: pd.DataFrame, entities: pd.DataFrame, test_facts: pd.DataFrame, relations: list[str],
-          candidate_words: list[set[str]], per_relation: int = 1000, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+def build(
+    claims: pd.DataFrame,
+    entities: pd.DataFrame,
+    test_facts: pd.DataFrame,
+    relations: list[str],
+    candidate_words: list[set[str]],
+    per_relation: int = 1000,
+    seed: int = 0,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """T-REx-train facts (``FACT_COLUMNS``) and per-relation drop counts (``relation, reason, n``)."""
     labels = entities.set_index("qid")["label"]
     allowed = set.intersection(*candidate_words) if candidate_words else set()
@@ -60,8 +67,11 @@ def build(claims: pd.DataFrame, entities: pd.DataFrame, test_facts: pd.DataFrame
         keep = pairs["obj_label"].isin(allowed)
         counts["not_candidate"] = int((~keep).sum())
         pairs = pairs[keep]
-        keep = ~pd.Series([(relation, s, o) in test_pairs for s, o in zip(pairs["subject"], pairs["object"])],
-                          index=pairs.index, dtype=bool)
+        keep = ~pd.Series(
+            [(relation, s, o) in test_pairs for s, o in zip(pairs["subject"], pairs["object"])],
+            index=pairs.index,
+            dtype=bool,
+        )
         counts["in_test_set"] = int((~keep).sum())
         # sorted first: the sample must not depend on the order in which dump chunks were gathered
         pairs = pairs[keep].sort_values(["subject", "object"], kind="stable").reset_index(drop=True)
@@ -69,17 +79,31 @@ def build(claims: pd.DataFrame, entities: pd.DataFrame, test_facts: pd.DataFrame
             chosen = np.sort(relation_seed(seed, relation).choice(len(pairs), size=per_relation, replace=False))
             counts["not_sampled"] = len(pairs) - per_relation
             pairs = pairs.iloc[chosen]
-        frames.append(pd.DataFrame({
-            "relation": relation,
-            "fact_id": [f"{relation}-{s}-{o}" for s, o in zip(pairs["subject"], pairs["object"])],
-            "sub_uri": pairs["subject"].to_numpy(), "sub_label": pairs["sub_label"].to_numpy(),
-            "obj_uri": pairs["object"].to_numpy(), "obj_label": pairs["obj_label"].to_numpy(),
-            "origin": "wikidata", "judgments_yes": 0, "judgments_no": 0,
-        }, columns=FACT_COLUMNS))
-        drops += [{"relation": relation, "reason": r, "description": DROP_REASONS[r], "n": n}
-                  for r, n in counts.items() if n]
-        log.info("%s: %d pairs (%s)", relation, len(pairs), ", ".join(f"{r} {n}" for r, n in counts.items() if n) or
-                 "nothing dropped")
+        frames.append(
+            pd.DataFrame(
+                {
+                    "relation": relation,
+                    "fact_id": [f"{relation}-{s}-{o}" for s, o in zip(pairs["subject"], pairs["object"])],
+                    "sub_uri": pairs["subject"].to_numpy(),
+                    "sub_label": pairs["sub_label"].to_numpy(),
+                    "obj_uri": pairs["object"].to_numpy(),
+                    "obj_label": pairs["obj_label"].to_numpy(),
+                    "origin": "wikidata",
+                    "judgments_yes": 0,
+                    "judgments_no": 0,
+                },
+                columns=FACT_COLUMNS,
+            )
+        )
+        drops += [
+            {"relation": relation, "reason": r, "description": DROP_REASONS[r], "n": n} for r, n in counts.items() if n
+        ]
+        log.info(
+            "%s: %d pairs (%s)",
+            relation,
+            len(pairs),
+            ", ".join(f"{r} {n}" for r, n in counts.items() if n) or "nothing dropped",
+        )
     facts = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=FACT_COLUMNS)
     return facts, pd.DataFrame(drops, columns=["relation", "reason", "description", "n"])
 
@@ -92,11 +116,20 @@ def read_lpaqa(directory: str | Path, relations: list[str]) -> pd.DataFrame:
         path = directory / f"{relation}.jsonl"
         if not path.is_file():
             raise KnowprobeError(f"{path}: file not found (LPAQA's T-REx-train has one file per relation)")
-        rows = [{
-            "relation": relation, "fact_id": f"{relation}-{r['sub_uri']}-{r['obj_uri']}", "sub_uri": r["sub_uri"],
-            "sub_label": r["sub_label"], "obj_uri": r["obj_uri"], "obj_label": r["obj_label"], "origin": "lpaqa",
-            "judgments_yes": 0, "judgments_no": 0,
-        } for _, r in read_jsonl(path, required=("sub_uri", "obj_uri", "sub_label", "obj_label"))]
+        rows = [
+            {
+                "relation": relation,
+                "fact_id": f"{relation}-{r['sub_uri']}-{r['obj_uri']}",
+                "sub_uri": r["sub_uri"],
+                "sub_label": r["sub_label"],
+                "obj_uri": r["obj_uri"],
+                "obj_label": r["obj_label"],
+                "origin": "lpaqa",
+                "judgments_yes": 0,
+                "judgments_no": 0,
+            }
+            for _, r in read_jsonl(path, required=("sub_uri", "obj_uri", "sub_label", "obj_label"))
+        ]
         frames.append(pd.DataFrame(rows, columns=FACT_COLUMNS))
     return pd.concat(frames, ignore_index=True)
 
@@ -106,18 +139,25 @@ def statistics(facts: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for relation, group in facts.groupby("relation", sort=True):
         shares = group["obj_label"].value_counts(normalize=True).to_numpy()
-        rows.append({"relation": relation, "pairs": len(group), "unique_subjects": group["sub_label"].nunique(),
-                     "unique_objects": group["obj_label"].nunique(),
-                     "object_entropy": float(-(shares * np.log(shares)).sum())})
+        rows.append(
+            {
+                "relation": relation,
+                "pairs": len(group),
+                "unique_subjects": group["sub_label"].nunique(),
+                "unique_objects": group["obj_label"].nunique(),
+                "object_entropy": float(-(shares * np.log(shares)).sum()),
+            }
+        )
     return pd.DataFrame(rows, columns=["relation", "pairs", "unique_subjects", "unique_objects", "object_entropy"])
 
 
 def table1(per_relation: pd.DataFrame, label: str) -> pd.DataFrame:
     """Averages over relations beside LPAQA's published T-REx-train column."""
     ours = per_relation[list(LPAQA_TABLE1)].mean()
-    return pd.DataFrame({
-        "statistic": list(LPAQA_TABLE1),
-        label: [round(float(ours[k]), 1) for k in LPAQA_TABLE1],
-        "LPAQA (Table 1)": list(LPAQA_TABLE1.values()),
-    }).assign(relations=len(per_relation))
-
+    return pd.DataFrame(
+        {
+            "statistic": list(LPAQA_TABLE1),
+            label: [round(float(ours[k]), 1) for k in LPAQA_TABLE1],
+            "LPAQA (Table 1)": list(LPAQA_TABLE1.values()),
+        }
+    ).assign(relations=len(per_relation))

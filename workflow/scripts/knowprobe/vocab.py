@@ -106,8 +106,12 @@ def candidate_table(tokenizer, words: list[str] | None) -> pd.DataFrame:
         ids = word_token_ids(tokenizer, words)
         missing = [word for word, token in zip(words, ids) if token is None]
         if missing:
-            log.warning("%d of %d candidate words are not single tokens of this model and are left out "
-                        "(first: %s)", len(missing), len(words), ", ".join(missing[:10]))
+            log.warning(
+                "%d of %d candidate words are not single tokens of this model and are left out (first: %s)",
+                len(missing),
+                len(words),
+                ", ".join(missing[:10]),
+            )
         pairs = [(word, token) for word, token in zip(words, ids) if token is not None]
         if not pairs:
             raise KnowprobeError("no candidate word is a single token of this model")
@@ -144,11 +148,19 @@ def filter_facts(facts: pd.DataFrame, tokenizer, candidate_ids) -> tuple[pd.Data
     kept["obj_token_id"] = kept["obj_label"].map(token_of).astype("int64")
     dropped = (
         facts[facts["drop_reason"].notna()]
-        .groupby(["relation", "drop_reason"], sort=True).size()
-        .rename("n").reset_index().rename(columns={"drop_reason": "reason"})
+        .groupby(["relation", "drop_reason"], sort=True)
+        .size()
+        .rename("n")
+        .reset_index()
+        .rename(columns={"drop_reason": "reason"})
     )
     dropped["description"] = dropped["reason"].map(DROP_REASONS)
     dropped = dropped[["relation", "reason", "description", "n"]]
-    log.info("kept %d of %d facts; dropped %d (%s)", len(kept), len(facts), int(dropped["n"].sum()),
-             ", ".join(f"{r}: {n}" for r, n in dropped.groupby("reason")["n"].sum().items()) or "none")
+    log.info(
+        "kept %d of %d facts; dropped %d (%s)",
+        len(kept),
+        len(facts),
+        int(dropped["n"].sum()),
+        ", ".join(f"{r}: {n}" for r, n in dropped.groupby("reason")["n"].sum().items()) or "none",
+    )
     return kept.reset_index(drop=True), dropped

@@ -22,9 +22,9 @@ import functools
 import io
 import logging
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 import msgspec
 import pandas as pd
@@ -41,16 +41,24 @@ REJECT_KINDS = {
     "no_value": "claim has 'somevalue' or 'novalue' instead of a value",
     "deprecated": "claim has deprecated rank",
 }
-ENTITY_SCHEMA = pa.schema([
-    ("qid", pa.string()), ("label", pa.string()), ("label_lang", pa.string()),
-    ("aliases", pa.list_(pa.string())), ("aliases_lang", pa.string()), ("enwiki", pa.string()),
-])
-CLAIM_SCHEMA = pa.schema([("subject", pa.string()), ("property", pa.string()), ("object", pa.string()),
-                          ("rank", pa.string())])
+ENTITY_SCHEMA = pa.schema(
+    [
+        ("qid", pa.string()),
+        ("label", pa.string()),
+        ("label_lang", pa.string()),
+        ("aliases", pa.list_(pa.string())),
+        ("aliases_lang", pa.string()),
+        ("enwiki", pa.string()),
+    ]
+)
+CLAIM_SCHEMA = pa.schema(
+    [("subject", pa.string()), ("property", pa.string()), ("object", pa.string()), ("rank", pa.string())]
+)
 LABEL_LANGUAGES = ("en", "mul")  # English first; since 2024 many names exist only as 'mul'
 
 
 # --- the declared fields; msgspec skips everything else in a line without materialising it -------
+
 
 class LangValue(msgspec.Struct):
     value: str = ""
@@ -102,16 +110,20 @@ class Statement(msgspec.Struct):
 def entity_decoder(properties: frozenset[str]) -> msgspec.json.Decoder:
     """A decoder whose claims struct has one field per configured property, so the statements of
     all other properties (most of an entity) are skipped in the same single pass."""
-    claims = msgspec.defstruct("Claims", [(p, list[Statement], msgspec.field(default_factory=list))
-                                          for p in sorted(properties)])
+    claims = msgspec.defstruct(
+        "Claims", [(p, list[Statement], msgspec.field(default_factory=list)) for p in sorted(properties)]
+    )
     # Wikibase writes an empty map as [] (e.g. "labels": []), hence the list alternatives
-    entity = msgspec.defstruct("Entity", [
-        ("id", str, ""),
-        ("labels", Labels | list, msgspec.field(default_factory=Labels)),
-        ("aliases", Aliases | list, msgspec.field(default_factory=Aliases)),
-        ("sitelinks", Sitelinks | list, msgspec.field(default_factory=Sitelinks)),
-        ("claims", claims | list, msgspec.field(default_factory=claims)),
-    ])
+    entity = msgspec.defstruct(
+        "Entity",
+        [
+            ("id", str, ""),
+            ("labels", Labels | list, msgspec.field(default_factory=Labels)),
+            ("aliases", Aliases | list, msgspec.field(default_factory=Aliases)),
+            ("sitelinks", Sitelinks | list, msgspec.field(default_factory=Sitelinks)),
+            ("claims", claims | list, msgspec.field(default_factory=claims)),
+        ],
+    )
     return msgspec.json.Decoder(entity)
 
 
@@ -192,6 +204,7 @@ def parse_entity(line: bytes | memoryview, properties: frozenset[str]) -> Parsed
 
 # --- reading a dump in chunks ------------------------------------------------------------------
 
+
 def compression(path: str | Path) -> str:
     name = str(path)
     if name.endswith(".gz"):
@@ -226,8 +239,10 @@ def build_index(path: str | Path, index_out: str | Path, threads: int = 1) -> di
         return info
     import rapidgzip
 
-    with rapidgzip.open(str(path), parallelization=threads) as handle, progress(
-            total=path.stat().st_size, unit="B", unit_scale=True, desc="index") as bar:
+    with (
+        rapidgzip.open(str(path), parallelization=threads) as handle,
+        progress(total=path.stat().st_size, unit="B", unit_scale=True, desc="index") as bar,
+    ):
         done = 0
         try:
             while handle.read(1 << 26):
@@ -235,8 +250,10 @@ def build_index(path: str | Path, index_out: str | Path, threads: int = 1) -> di
                 bar.update(compressed - done)
                 done = compressed
         except Exception as error:  # rapidgzip raises plain exceptions on corrupt data
-            raise KnowprobeError(f"{path}: corrupt or truncated archive near compressed byte "
-                                 f"{handle.tell_compressed() // 8} (uncompressed {handle.tell()}): {error}") from None
+            raise KnowprobeError(
+                f"{path}: corrupt or truncated archive near compressed byte "
+                f"{handle.tell_compressed() // 8} (uncompressed {handle.tell()}): {error}"
+            ) from None
         info["uncompressed_bytes"] = handle.tell()
         with atomic_path(index_out) as tmp:
             handle.export_index(str(tmp))
@@ -262,14 +279,23 @@ def iter_lines(handle, start: int, end: int) -> Iterator[tuple[int, bytes]]:
     while offset < end:
         line = reader.readline()
         if not line:
-            raise KnowprobeError(f"the dump ends at uncompressed offset {offset}, before the expected {end}: "
-                                 f"the archive is truncated")
+            raise KnowprobeError(
+                f"the dump ends at uncompressed offset {offset}, before the expected {end}: the archive is truncated"
+            )
         yield offset, line
         offset += len(line)
 
 
-def parse_chunk(dump: str | Path, index: str | Path | None, size: int, chunk: int, chunks: int,
-                properties: list[str], entities_out: str | Path, claims_out: str | Path) -> pd.DataFrame:
+def parse_chunk(
+    dump: str | Path,
+    index: str | Path | None,
+    size: int,
+    chunk: int,
+    chunks: int,
+    properties: list[str],
+    entities_out: str | Path,
+    claims_out: str | Path,
+) -> pd.DataFrame:
     """Parse one chunk of the dump into Parquet parts; returns the rejects (kind, count, example)."""
     start, end = chunk_range(size, chunk, chunks)
     wanted = frozenset(properties)
@@ -300,8 +326,14 @@ def parse_chunk(dump: str | Path, index: str | Path | None, size: int, chunk: in
                     counts[kind] += 1
                     examples.setdefault(kind, parsed.qid)
                 if parsed.label is not None:
-                    entities.extend((parsed.qid,), (parsed.label,), (parsed.label_lang,), (parsed.aliases,),
-                                    (parsed.aliases_lang,), (parsed.enwiki,))
+                    entities.extend(
+                        (parsed.qid,),
+                        (parsed.label,),
+                        (parsed.label_lang,),
+                        (parsed.aliases,),
+                        (parsed.aliases_lang,),
+                        (parsed.enwiki,),
+                    )
                 if parsed.claims:
                     props, targets, ranks = zip(*parsed.claims)
                     claims.extend((parsed.qid,) * len(props), props, targets, ranks)
@@ -310,14 +342,28 @@ def parse_chunk(dump: str | Path, index: str | Path | None, size: int, chunk: in
     except KnowprobeError as error:
         raise KnowprobeError(f"{dump}: chunk {chunk}: {error}") from None
     except Exception as error:  # the decompressor's errors on corrupt or truncated data
-        raise KnowprobeError(f"{dump}: corrupt or truncated archive in chunk {chunk} near uncompressed offset "
-                             f"{offset}: {type(error).__name__}: {error}") from None
+        raise KnowprobeError(
+            f"{dump}: corrupt or truncated archive in chunk {chunk} near uncompressed offset "
+            f"{offset}: {type(error).__name__}: {error}"
+        ) from None
     finally:
         handle.close()
         entities.close(ok)
         claims.close(ok)
-    log.info("chunk %d/%d [%d, %d): %d entities, %d claims, rejects: %s", chunk + 1, chunks, start, end,
-             entities.count, claims.count, dict(counts) or "none")
-    return pd.DataFrame([{"chunk": chunk, "kind": kind, "description": REJECT_KINDS[kind], "count": n,
-                          "example": examples[kind]} for kind, n in sorted(counts.items())],
-                        columns=["chunk", "kind", "description", "count", "example"])
+    log.info(
+        "chunk %d/%d [%d, %d): %d entities, %d claims, rejects: %s",
+        chunk + 1,
+        chunks,
+        start,
+        end,
+        entities.count,
+        claims.count,
+        dict(counts) or "none",
+    )
+    return pd.DataFrame(
+        [
+            {"chunk": chunk, "kind": kind, "description": REJECT_KINDS[kind], "count": n, "example": examples[kind]}
+            for kind, n in sorted(counts.items())
+        ],
+        columns=["chunk", "kind", "description", "count", "example"],
+    )

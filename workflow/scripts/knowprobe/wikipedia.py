@@ -25,10 +25,10 @@ import logging
 import re
 import xml.parsers.expat as expat
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 import pandas as pd
@@ -41,14 +41,22 @@ from .io import PARQUET_ROW_GROUP, KnowprobeError, ParquetPartWriter, progress
 log = logging.getLogger(__name__)
 
 # links as three parallel lists per sentence: character offsets in ``text`` and target titles
-SENTENCE_SCHEMA = pa.schema([
-    ("page_id", pa.int64()), ("title", pa.string()), ("sentence", pa.int32()), ("text", pa.string()),
-    ("link_start", pa.list_(pa.int32())), ("link_end", pa.list_(pa.int32())), ("link_target", pa.list_(pa.string())),
-])
+SENTENCE_SCHEMA = pa.schema(
+    [
+        ("page_id", pa.int64()),
+        ("title", pa.string()),
+        ("sentence", pa.int32()),
+        ("text", pa.string()),
+        ("link_start", pa.list_(pa.int32())),
+        ("link_end", pa.list_(pa.int32())),
+        ("link_target", pa.list_(pa.string())),
+    ]
+)
 REDIRECT_SCHEMA = pa.schema([("title", pa.string()), ("target", pa.string())])
 
 
 # --- pages -----------------------------------------------------------------------------------
+
 
 @dataclass
 class Page:
@@ -68,7 +76,7 @@ _REDIRECT = re.compile(r'<redirect\s+title="([^"]*)"')
 def _text_element(xml: bytes, start: int, end: int) -> int:
     """Where ``<text`` (the element, not a longer name) opens in ``xml[start:end]``, or -1."""
     while (at := xml.find(b"<text", start, end)) >= 0:
-        if xml[at + 5:at + 6] in (b" ", b">", b"/", b"\t", b"\n"):
+        if xml[at + 5 : at + 6] in (b" ", b">", b"/", b"\t", b"\n"):
             return at
         start = at + 5
     return -1
@@ -92,10 +100,11 @@ def iter_pages(xml: bytes | str) -> Iterator[Page]:
         position = end + len(b"</page>")
         text_at = _text_element(xml, start, end)
         try:
-            head = xml[start + len(b"<page>"):text_at if text_at >= 0 else end].decode("utf-8")
+            head = xml[start + len(b"<page>") : text_at if text_at >= 0 else end].decode("utf-8")
         except UnicodeDecodeError as error:
-            raise KnowprobeError(f"a <page> whose header is not UTF-8 ({error.reason}) near "
-                                 f"{xml[start:start + 80]!r}") from None
+            raise KnowprobeError(
+                f"a <page> whose header is not UTF-8 ({error.reason}) near {xml[start : start + 80]!r}"
+            ) from None
         title, ns, page_id = _TITLE.search(head), _NS.search(head), _ID.search(head)
         if not (title and ns and page_id):
             raise KnowprobeError(f"a <page> without title, ns or id near {head[:80]!r}")
@@ -103,15 +112,22 @@ def iter_pages(xml: bytes | str) -> Iterator[Page]:
         text = ""
         if text_at >= 0:
             close = xml.find(b">", text_at, end)
-            if close > 0 and xml[close - 1:close] != b"/":
+            if close > 0 and xml[close - 1 : close] != b"/":
                 stop = xml.find(b"</text>", close, end)
                 try:
-                    text = xml_unescape(xml[close + 1:stop]) if stop >= 0 else ""
+                    text = xml_unescape(xml[close + 1 : stop]) if stop >= 0 else ""
                 except UnicodeDecodeError as error:
-                    raise KnowprobeError(f"page {page_id.group(1)} ({title.group(1)}): its text is not UTF-8 "
-                                         f"({error.reason} at byte {error.start})") from None
-        yield Page(int(page_id.group(1)), xml_unescape(title.group(1)), int(ns.group(1)),
-                   xml_unescape(redirect.group(1)) if redirect else None, text)
+                    raise KnowprobeError(
+                        f"page {page_id.group(1)} ({title.group(1)}): its text is not UTF-8 "
+                        f"({error.reason} at byte {error.start})"
+                    ) from None
+        yield Page(
+            int(page_id.group(1)),
+            xml_unescape(title.group(1)),
+            int(ns.group(1)),
+            xml_unescape(redirect.group(1)) if redirect else None,
+            text,
+        )
 
 
 def xml_unescape(text: bytes | str) -> str:
@@ -145,7 +161,7 @@ def xml_unescape_lenient(text: str) -> str:
         piece = pieces[i]
         end = piece.find(";", 0, 5)
         character = _XML_ENTITIES.get(piece[:end]) if end > 0 else None
-        pieces[i] = "&" + piece if character is None else character + piece[end + 1:]
+        pieces[i] = "&" + piece if character is None else character + piece[end + 1 :]
     return "".join(pieces)
 
 
@@ -185,8 +201,9 @@ def _bunzip2(source):
     return rapidgzip.open(source, parallelization=1)
 
 
-def iter_xml_pieces(dump: str | Path, ranges: list[tuple[int, int]] | None,
-                    piece_bytes: int = PIECE_BYTES) -> Iterator[tuple[int, int, bytes]]:
+def iter_xml_pieces(
+    dump: str | Path, ranges: list[tuple[int, int]] | None, piece_bytes: int = PIECE_BYTES
+) -> Iterator[tuple[int, int, bytes]]:
     """``(compressed bytes, xml bytes, xml)`` per stream of ``ranges``; when None, the whole
     dump (plain XML, or bzip2 of one or more streams, as the split part files are) in pieces of
     about ``piece_bytes`` that end after a ``</page>``, so memory stays bounded."""
@@ -209,7 +226,7 @@ def _iter_whole_dump(dump: Path, piece_bytes: int) -> Iterator[tuple[int, int, b
     size = dump.stat().st_size
     compressed = dump.suffix == ".bz2"
     rest, xml_bytes, reported = b"", 0, 0
-    with (_bunzip2(str(dump)) if compressed else dump.open("rb")) as xml_file:
+    with _bunzip2(str(dump)) if compressed else dump.open("rb") as xml_file:
         while True:
             try:
                 data = xml_file.read(piece_bytes)
@@ -239,8 +256,11 @@ _COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)
 # class, not by a lazy ``.*?`` (which the engine steps through one character at a time: the
 # references alone cost 2.5 ms per MB of XML that way, 0.2 so)
 _REF = re.compile(r"<ref\b(?:[^>]*/>|[^>]*>[^<]*(?:<(?!/ref\s*>)[^<]*)*</ref\s*>)", re.I)
-_BLOCK_TAGS = re.compile(r"<(math|gallery|timeline|syntaxhighlight|source|pre|nowiki|table|score|imagemap|chem|"
-                         r"graph|mapframe|references|div|blockquote|poem|code|hiero)\b[^>]*>.*?</\1\s*>", re.S | re.I)
+_BLOCK_TAGS = re.compile(
+    r"<(math|gallery|timeline|syntaxhighlight|source|pre|nowiki|table|score|imagemap|chem|"
+    r"graph|mapframe|references|div|blockquote|poem|code|hiero)\b[^>]*>.*?</\1\s*>",
+    re.S | re.I,
+)
 _TAG = re.compile(r"</?[a-zA-Z][^>]*>")
 _INNER_TEMPLATE = re.compile(r"\{\{[^{}]*\}\}")
 _TABLE = re.compile(r"\{\|[^|]*(?:\|(?!\})[^|]*)*\|\}")
@@ -334,7 +354,7 @@ def remove_file_links(text: str) -> str:
     """Drop [[File:…]], [[Image:…]], [[Category:…]] with their captions, however deeply links nest in them."""
     pieces, position = [], 0
     while (match := _FILE_LINK_START.search(text, position)) is not None:
-        pieces.append(text[position:match.start()])
+        pieces.append(text[position : match.start()])
         depth, end = 1, len(text)
         for bracket in _BRACKETS.finditer(text, match.end()):
             depth += 1 if bracket.group() == "[[" else -1
@@ -429,7 +449,8 @@ def _tidy(text: str, starts: list[int], ends: list[int], targets: list[str]):
 ABBREVIATIONS = frozenset(
     "mr mrs ms dr st jr sr prof gen col lt sgt capt cmdr adm rev hon fr mt ft vs etc inc ltd co corp no nos vol "
     "pp fig approx est dept univ assn bros jan feb mar apr jun jul aug sep sept oct nov dec e.g i.e u.s a.d b.c "
-    "ca cf al op".split())
+    "ca cf al op".split()
+)
 # a sentence ends at a newline (a paragraph's end) or at . ! ? (with closing quotes or brackets)
 # before whitespace and a capital or digit; written to start with one character class, which the
 # engine scans for quickly (an alternation of the two cases is searched twice as slowly)
@@ -450,7 +471,7 @@ def split_sentences(text: str) -> tuple[list[int], list[int]]:
             if text[stop] == ".":
                 # the word before the period, found without copying the sentence (tabs are
                 # spaces by now)
-                bare = text[max(text.rfind(" ", start, stop) + 1, start):stop].rstrip(".!?").lstrip("(\"'").lower()
+                bare = text[max(text.rfind(" ", start, stop) + 1, start) : stop].rstrip(".!?").lstrip("(\"'").lower()
                 if bare in ABBREVIATIONS or (len(bare) == 1 and bare.isalpha()):
                     continue
         if end > start:
@@ -463,8 +484,9 @@ def split_sentences(text: str) -> tuple[list[int], list[int]]:
     return starts, ends
 
 
-def sentence_of_links(sentence_starts: np.ndarray, sentence_ends: np.ndarray, link_starts: np.ndarray,
-                      link_ends: np.ndarray) -> np.ndarray:
+def sentence_of_links(
+    sentence_starts: np.ndarray, sentence_ends: np.ndarray, link_starts: np.ndarray, link_ends: np.ndarray
+) -> np.ndarray:
     """For each link, the index of the sentence that holds it wholly, or -1: a link across a
     sentence boundary belongs to neither. Both sorted by start, sentences not overlapping."""
     row = np.searchsorted(sentence_starts, link_starts, side="right") - 1
@@ -527,10 +549,13 @@ class SentenceColumns:
             "title": pa.array(self.titles, pa.string()).take(pa.array(page)),
             "sentence": pa.array((np.arange(len(self.texts)) - first_sentence[page]).astype(np.int32)),
             "text": pa.array(self.texts, pa.string()),
-            "link_start": pa.ListArray.from_arrays(offsets, pa.array((link_starts[kept] - starts[row]).astype(np.int32))),
+            "link_start": pa.ListArray.from_arrays(
+                offsets, pa.array((link_starts[kept] - starts[row]).astype(np.int32))
+            ),
             "link_end": pa.ListArray.from_arrays(offsets, pa.array((link_ends[kept] - starts[row]).astype(np.int32))),
             "link_target": pa.ListArray.from_arrays(
-                offsets, pa.array(self.link_targets, pa.string()).filter(pa.array(kept))),
+                offsets, pa.array(self.link_targets, pa.string()).filter(pa.array(kept))
+            ),
         }
         return pa.table(columns, schema=SENTENCE_SCHEMA)
 
@@ -540,15 +565,22 @@ def page_sentences(wikitext: str) -> Iterator[tuple[str, list[tuple[int, int, st
     columns = SentenceColumns()
     columns.add(0, "", wikitext)
     table = columns.table()
-    for text, starts, ends, targets in zip(*(table.column(name).to_pylist() for name in
-                                             ("text", "link_start", "link_end", "link_target"))):
+    for text, starts, ends, targets in zip(
+        *(table.column(name).to_pylist() for name in ("text", "link_start", "link_end", "link_target"))
+    ):
         yield text, list(zip(starts, ends, targets))
 
 
 # --- a chunk job -------------------------------------------------------------------------------
 
-def extract_chunk(dump: str | Path, ranges: list[tuple[int, int]] | None, sentences_out: str | Path,
-                  redirects_out: str | Path, namespaces: tuple[int, ...] = (0,)) -> pd.DataFrame:
+
+def extract_chunk(
+    dump: str | Path,
+    ranges: list[tuple[int, int]] | None,
+    sentences_out: str | Path,
+    redirects_out: str | Path,
+    namespaces: tuple[int, ...] = (0,),
+) -> pd.DataFrame:
     """Sentences and redirects of one chunk; returns counts of what was read and skipped."""
     counts: Counter[str] = Counter()
     sentences = ParquetPartWriter(sentences_out, SENTENCE_SCHEMA, dictionary=("title", "link_target"))
