@@ -32,7 +32,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow" / "scripts"))
 
-from knowprobe.paraphrase import HFTranslator, ParaphraseSettings, round_trip  # noqa: E402
+from knowprobe.lpaqa.paraphrase import HFTranslator, ParaphraseSettings, round_trip  # noqa: E402
 
 TEMPLATES = [
     "[X] was born in [Y] .",

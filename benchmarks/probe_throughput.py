@@ -5,10 +5,11 @@
 
 Reference (what LAMA's code does): float32, batches of 32 in input order, padded to the
 longest input of the batch, LM head and log-softmax over the full vocabulary at every
-position, then the mask row restricted to the candidates. Engine: knowprobe's
-MaskedLMScorer with its defaults (length-sorted batches under a token budget, LM head at
-the mask only, bfloat16 on GPU). Both score the same (fact, prompt) pairs; the script checks
-that they agree on the top-1 candidate and prints pairs/s and the ratio.
+position, then the mask row restricted to the candidates. Engine: the shared scoring layer's
+MaskedLM.candidate_logprobs with the config schema's scoring defaults (length-sorted batches
+under a token budget, LM head at the mask only, bfloat16 on GPU) and LPAQA's top_k of 50. Both
+score the same (fact, prompt) pairs; the script checks that they agree on the top-1 candidate and
+prints pairs/s and the ratio.
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow" / "scripts"))
 
-from knowprobe.probe import MaskedLMScorer, ProbeSettings, resolve_dtype  # noqa: E402
+from knowprobe.devices import resolve_dtype  # noqa: E402
 from knowprobe.prompts import fill_template  # noqa: E402
+from knowprobe.scoring import MaskedLM, ScoringSettings  # noqa: E402
 
 TEMPLATES = [
     "[X] was born in [Y] .",
@@ -138,20 +140,22 @@ def main() -> None:
     ref_time, (ref_pred, ref_rank) = timed(
         lambda: reference(model_fp32, tokenizer, texts, gold, candidate_ids, device), args.repeats
     )
-    settings = ProbeSettings()
+    settings = ScoringSettings(device=str(device))
     dtype = resolve_dtype(settings.dtype, device)
     engine_model = model_fp32 if dtype == torch.float32 else model_fp32.to(dtype)
-    scorer = MaskedLMScorer(engine_model, tokenizer, candidate_ids, settings)
-    engine_time, out = timed(lambda: scorer.score(texts, gold), args.repeats)
+    scorer = MaskedLM(engine_model, tokenizer, settings)
+    engine_time, out = timed(lambda: scorer.candidate_logprobs(texts, candidate_ids, gold, top_k=50), args.repeats)
 
-    agree = float(np.mean(out["topk_ids"][:, 0] == ref_pred))
-    rank_agree = float(np.mean(out["gold_rank"] == ref_rank))
+    agree = float(np.mean(out.topk_ids[:, 0] == ref_pred))
+    rank_agree = float(np.mean(out.target_ranks[:, 0] == ref_rank))
     result = {
         "device": str(device),
         "gpu": torch.cuda.get_device_name(device) if device.type == "cuda" else None,
         "cpu": platform.processor() or platform.machine(),
         "threads": torch.get_num_threads(),
         "engine_dtype": str(dtype).replace("torch.", ""),
+        "engine_batch_size": settings.batch_size,
+        "engine_max_tokens": settings.max_tokens,
         "pairs": pairs,
         "layers": args.layers,
         "hidden": args.hidden,

@@ -42,7 +42,7 @@ import pandas as pd  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 import synthetic_wikipedia  # noqa: E402
 
-from knowprobe import distant, wikipedia  # noqa: E402
+from knowprobe.lpaqa import distant, wikipedia  # noqa: E402
 
 FULL_WIKIPEDIA_ARTICLES = 6.9e6
 

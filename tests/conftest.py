@@ -1,8 +1,13 @@
-"""Fixtures: tiny tokenizers and masked LMs built offline, and the shared development data."""
+"""Fixtures: tiny tokenizers and masked and causal LMs built offline, the shared development data,
+and the workflow run on copies of the project (one demo run shared by the tests that read it)."""
 
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -173,3 +178,127 @@ def tiny_models(wordpiece_tokenizer, bpe_tokenizer, tiny_bert):
         ("electra", electra, wordpiece_tokenizer),
         ("roberta", roberta, bpe_tokenizer),
     ]
+
+
+CORPUS = [" ".join(WORDS)] * 20 + ["Paris is the capital of France .", "Mozart was born in Salzburg ."] * 20
+
+
+def byte_level_tokenizer(specials: list[str], **tokens):
+    """A byte-level BPE tokenizer (GPT-2's scheme) trained on a few sentences, with the given special tokens."""
+    from tokenizers import ByteLevelBPETokenizer, Tokenizer
+    from transformers import PreTrainedTokenizerFast
+
+    trainer = ByteLevelBPETokenizer()
+    trainer.train_from_iterator(CORPUS, vocab_size=2000, min_frequency=1, special_tokens=specials)
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=Tokenizer.from_str(trainer.to_str()), **tokens)
+    assert len(tokenizer) == trainer.get_vocab_size() > 100
+    return tokenizer
+
+
+@pytest.fixture(scope="session")
+def tiny_causal_models():
+    """(name, model, tokenizer) for GPT-2 (BOS = EOS = <|endoftext|>), Llama (<s>) and Qwen2 (no BOS)."""
+    from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM, Qwen2Config, Qwen2ForCausalLM
+
+    gpt2_tokenizer = byte_level_tokenizer(
+        ["<|endoftext|>"], bos_token="<|endoftext|>", eos_token="<|endoftext|>", unk_token="<|endoftext|>"
+    )
+    llama_tokenizer = byte_level_tokenizer(
+        ["<s>", "</s>", "<unk>"], bos_token="<s>", eos_token="</s>", unk_token="<unk>"
+    )
+    qwen_tokenizer = byte_level_tokenizer(["<|endoftext|>"], eos_token="<|endoftext|>", pad_token="<|endoftext|>")
+    assert qwen_tokenizer.bos_token_id is None
+    small = dict(
+        hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4, max_position_embeddings=64
+    )
+    torch.manual_seed(5)
+    gpt2 = GPT2LMHeadModel(GPT2Config(vocab_size=len(gpt2_tokenizer), n_embd=32, n_layer=2, n_head=2, n_positions=64))
+    torch.manual_seed(6)
+    llama = LlamaForCausalLM(LlamaConfig(vocab_size=len(llama_tokenizer), num_key_value_heads=2, **small))
+    torch.manual_seed(7)
+    qwen = Qwen2ForCausalLM(Qwen2Config(vocab_size=len(qwen_tokenizer), num_key_value_heads=2, **small))
+    return [
+        ("gpt2", gpt2.eval(), gpt2_tokenizer),
+        ("llama", llama.eval(), llama_tokenizer),
+        ("qwen2", qwen.eval(), qwen_tokenizer),
+    ]
+
+
+RULE = re.compile(r"^rule (\w+):\n((?:[ \t]+.*\n|[ \t]*\n)*)", re.M)
+
+
+def smk_rules():
+    """(rule file, rule name, rule body) of every rule of the workflow."""
+    for smk in sorted((ROOT / "workflow" / "rules").rglob("*.smk")):
+        for name, body in RULE.findall(smk.read_text()):
+            yield smk, name, body
+
+
+# --- the workflow, run on copies of the project -------------------------------------------------
+
+DEMO = ["--configfile", "resources/demo/config.yaml"]
+PROJECT_FILES = ["Snakefile", "config.yaml", "workflow", "profiles", "envs", "resources/demo"]
+RULE_LINE = re.compile(r"^(?:local)?rule (\w+):$", re.MULTILINE)
+
+
+def copy_project(dest: Path) -> Path:
+    """The project's workflow files in ``dest`` (a test never writes into the checkout)."""
+    for name in PROJECT_FILES:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, dest / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        else:
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name)
+    return dest
+
+
+def snakemake(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--cores", "2", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
+    if check and result.returncode != 0:
+        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}")
+    return result
+
+
+def executed_rules(result: subprocess.CompletedProcess) -> set[str]:
+    """The rules a run ran, or a dry run plans (``all`` and the study targets left out)."""
+    return set(RULE_LINE.findall(result.stdout + result.stderr)) - {"all", "lpaqa"}
+
+
+@pytest.fixture(scope="session")
+def demo(tmp_path_factory) -> Path:
+    """One finished demo run, shared by every test that only reads it (tests that change
+    anything work on a copy)."""
+    project = copy_project(tmp_path_factory.mktemp("demo"))
+    snakemake(project, *DEMO)
+    return project
+
+
+@pytest.fixture
+def mirror(tmp_path):
+    """A loopback HTTP server laid out like dumps.wikimedia.org/wikidatawiki/entities/DATE/."""
+    import functools
+    import hashlib
+    import http.server
+    import threading
+
+    root = tmp_path / "mirror"
+    dated = root / "20261116"
+    dated.mkdir(parents=True)
+    dump = (ROOT / "resources/demo/wikidata-demo-all.json.gz").read_bytes()
+    (dated / "wikidata-20261116-all.json.gz").write_bytes(dump)
+    (dated / "wikidata-20261116-md5sums.txt").write_text(
+        f"{hashlib.md5(dump).hexdigest()}  wikidata-20261116-all.json.gz\n{'0' * 32}  wikidata-20261116-all.json.bz2\n"
+    )
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", dated
+    server.shutdown()

@@ -1,9 +1,10 @@
 import pandas as pd
 import pytest
-from conftest import SPECIALS, require_shared
 
 from knowprobe import vocab
 from knowprobe.io import KnowprobeError
+
+from conftest import SPECIALS, require_shared
 
 
 def test_wordpiece_words_map_to_their_own_piece(wordpiece_tokenizer):

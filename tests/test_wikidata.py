@@ -8,11 +8,12 @@ import msgspec
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from conftest import ROOT, require_shared
 
-from knowprobe import wikidata
+from knowprobe import contracts, wikidata
 from knowprobe.download import verify_checksum
-from knowprobe.io import KnowprobeError, concat_parquet
+from knowprobe.io import KnowprobeError
+
+from conftest import ROOT, require_shared
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import synthetic_wikidata  # noqa: E402
@@ -194,8 +195,8 @@ def test_chunk_that_runs_out_of_data_names_offset(dumps, tmp_path):
 
 def test_gather_concatenates_parts(dumps, tmp_path):
     entities, _, _ = parse_in_chunks(dumps / "dump.json", 3, tmp_path)
-    rows = concat_parquet(
-        [tmp_path / f"e{i}.parquet" for i in range(3)], tmp_path / "all.parquet", wikidata.ENTITY_SCHEMA
+    rows = contracts.concat(
+        [tmp_path / f"e{i}.parquet" for i in range(3)], tmp_path / "all.parquet", contracts.ENTITIES
     )
     assert rows == len(entities) == pq.read_metadata(tmp_path / "all.parquet").num_rows
 

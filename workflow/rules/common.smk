@@ -1,30 +1,53 @@
-# Shared helpers: config validation, paths of inputs that may be local or downloaded,
-# and the code files each rule declares as inputs.
+# Helpers shared by every rule file, kept apart from the rules as Snakemake's linter asks. They
+# validate the config, derive the code files each job runs (its provenance), locate inputs that may
+# be local or downloaded and the models, declare figures, and hold the registries through which
+# each study offers its outputs and its part of the demo corpus.
 
 import os
 import posixpath
 import re
+import sys
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
-from snakemake.utils import validate
 
-validate(config, schema="../schemas/config.schema.yaml")
+SCRIPTS = Path(workflow.basedir) / "workflow" / "scripts"
+sys.path.insert(0, str(SCRIPTS))  # the knowprobe package, which rule jobs import from beside their scripts
 
-PACKAGE = Path(workflow.basedir) / "workflow" / "scripts" / "knowprobe"
+from knowprobe import provenance
+from knowprobe.config import validate as validate_config
+from knowprobe.io import KnowprobeError
+
+try:
+    validate_config(config)
+except KnowprobeError as error:
+    raise WorkflowError(str(error)) from None
+
 MODELS = list(config["models"])
-DATASETS = config["datasets"]
-PROMPT_SETS = config["prompt_sets"]
 
 
-def is_url(location):
-    return re.match(r"^(https?|ftp)://", location) is not None
+# Path segments are names, never several directories: a model, dataset or prompt set name cannot
+# swallow a "/" and make two patterns match one file.
+wildcard_constraints:
+    model=r"[A-Za-z0-9][A-Za-z0-9._-]*",
+    dataset=r"[a-z_]+",
+    split="test|train|dev",
+    prompt_set=r"[a-z_]+",
+    chunk=r"\d+",
 
 
-def code(*modules):
-    """Modules that a job imports, declared as its inputs (Snakemake does not track imports)."""
+# name -> function giving the study's final outputs; filled by each study's rule file
+STUDY_OUTPUTS = {}
+# name -> the study's demo corpus (sentences, words) for the demo models; filled likewise
+DEMO_CORPORA = {}
+
+
+def code(script):
+    """The knowprobe module files that workflow/scripts/SCRIPT.py runs, as a rule's inputs:
+    Snakemake reruns a rule when its script changes but not when a module it imports does.
+    Derived from the imports (transitively, lazy ones included), so it cannot fall behind."""
     # relative paths: a project directory that is moved or copied keeps its provenance records
-    return [os.path.relpath(PACKAGE / f"{module}.py") for module in ("io", *modules)]
+    return [os.path.relpath(path) for path in provenance.modules(SCRIPTS / f"{script}.py")]
 
 
 def settings(section):
@@ -33,6 +56,22 @@ def settings(section):
     if isinstance(section, dict):
         return {key: settings(section[key]) for key in sorted(section)}
     return section
+
+
+def scoring_settings():
+    """The scoring section as the scorers take it (threads are the rule's own)."""
+    return settings({key: value for key, value in config["scoring"].items() if key != "threads"})
+
+
+def is_url(location):
+    return re.match(r"^(https?|ftp)://", location) is not None
+
+
+def check_local(key, location, kind):
+    if not is_url(location):
+        exists = Path(location).is_dir() if kind == "directory" else Path(location).is_file()
+        if not exists:
+            raise WorkflowError(f"config {key}: {kind} {location} not found (give a URL or an existing {kind})")
 
 
 def check_source(key, entry):
@@ -44,112 +83,27 @@ def check_source(key, entry):
         )
     if entry.get("path") is not None and not Path(entry["path"]).is_dir():
         raise WorkflowError(f"config {key}.path: directory {entry['path']} not found")
-    train = entry.get("train")
-    if train is not None and not Path(train["corpus_templates"]).is_file():
-        raise WorkflowError(f"config {key}.train.corpus_templates: file {train['corpus_templates']} not found")
 
 
-def check_models():
-    for name, entry in config["models"].items():
-        check_source(f"models.{name}", entry)
-
-
-def check_local(key, location, kind):
-    if not is_url(location):
-        exists = Path(location).is_dir() if kind == "directory" else Path(location).is_file()
-        if not exists:
-            raise WorkflowError(f"config {key}: {kind} {location} not found (give a URL or an existing {kind})")
-
-
-check_models()
-check_local("lama.data", config["lama"]["data"], "directory")
-check_local("lama.common_vocab", config["lama"]["common_vocab"], "file")
+for name, entry in config["models"].items():
+    check_source(f"models.{name}", entry)
 if config["wikidata"]["path"] is not None:
     check_local("wikidata.path", config["wikidata"]["path"], "file")
-check_local("trex_train.lpaqa", config["trex_train"]["lpaqa"], "directory")
-for key in ("path", "index"):
-    if config["wikipedia"][key] is not None:
-        check_local(f"wikipedia.{key}", config["wikipedia"][key], "file")
-if (
-    config["wikipedia"]["path"] is not None
-    and config["wikipedia"]["index"] is None
-    and config["wikipedia"]["chunks"] > 1
-):
-    raise WorkflowError(
-        "config wikipedia.chunks: a dump without a multistream index (wikipedia.index) has no chunk "
-        "boundaries; set wikipedia.chunks: 1 or give the index"
-    )
-# prompt sets built from Wikipedia mining (mine_para's seeds are mined prompts), and the
-# paraphrase sets with the prompt set their seeds come from
-MINED_SETS = [name for name in PROMPT_SETS if name in ("mine", "mine_mid", "mine_man", "mine_para")]
-PARAPHRASE_SEEDS = {"man_para": "manual", "mine_para": "mine"}
-PARAPHRASE_SETS = [name for name in PROMPT_SETS if name in PARAPHRASE_SEEDS]
-if MINED_SETS and config["trex_train"]["source"] == "none":
-    raise WorkflowError(f"config prompt_sets: {', '.join(MINED_SETS)} need T-REx-train (trex_train.source is none)")
 
 
-def check_translators():
-    for direction in ("forward", "backward"):
-        check_source(f"paraphrase.{direction}", config["paraphrase"][direction])
-
-
-def paraphrase_seed_model():
-    name = config["paraphrase"]["seed_model"]
-    if name is None:
-        return MODELS[0]
-    if name not in config["models"]:
-        raise WorkflowError(f"config paraphrase.seed_model: {name!r} is not a key of models ({', '.join(MODELS)})")
-    return name
-
-
-if PARAPHRASE_SETS:
-    check_translators()
-    PARAPHRASE_SEED_MODEL = paraphrase_seed_model()
-
-
-def lama_data():
-    location = config["lama"]["data"]
-    return "resources/lama/data" if is_url(location) else location
-
-
-def common_vocab():
-    location = config["lama"]["common_vocab"]
-    return "resources/lama/common_vocab_cased.txt" if is_url(location) else location
-
-
-def wikidata_dump():
-    """The dump file: a local path from the config, or the dated download."""
-    if config["wikidata"]["path"] is not None:
-        return config["wikidata"]["path"]
-    date, fmt = config["wikidata"]["date"], config["wikidata"]["format"]
-    return f"resources/wikidata/wikidata-{date}-all.json.{fmt}"
-
-
-def wikidata_url(name):
-    return posixpath.join(config["wikidata"]["mirror"], config["wikidata"]["date"], name)
-
-
-def lpaqa_trex_train():
-    location = config["trex_train"]["lpaqa"]
-    return "resources/lpaqa/TREx_train" if is_url(location) else location
-
-
-def wikipedia_files():
-    """The dump and its multistream index (None for a local dump without one)."""
-    if config["wikipedia"]["path"] is not None:
-        return config["wikipedia"]["path"], config["wikipedia"]["index"]
-    date = config["wikipedia"]["date"]
-    stem = f"resources/wikipedia/enwiki-{date}-pages-articles-multistream"
-    return f"{stem}.xml.bz2", f"{stem}-index.txt.bz2"
-
-
-def wikipedia_url(name):
-    return posixpath.join(config["wikipedia"]["mirror"], config["wikipedia"]["date"], name)
-
-
-def probed_datasets(prompt_set):
-    """Mined prompts, and paraphrases of them, exist for T-REx relations only."""
-    return [d for d in DATASETS if d == "trex"] if prompt_set in MINED_SETS else DATASETS
+def models_of_kind(kinds, key, chosen=None):
+    """The models a study probes: those listed under ``key`` in its section, else every model
+    of one of ``kinds``; a listed model of another kind is a config error."""
+    if chosen is None:
+        return [name for name in MODELS if config["models"][name]["kind"] in kinds]
+    for name in chosen:
+        if name not in config["models"]:
+            raise WorkflowError(f"config {key}: {name!r} is not a key of models ({', '.join(MODELS)})")
+        if config["models"][name]["kind"] not in kinds:
+            raise WorkflowError(
+                f"config {key}: {name!r} is a {config['models'][name]['kind']} model; this study needs {' or '.join(kinds)}"
+            )
+    return list(chosen)
 
 
 def source_dir(entry, stem):
@@ -162,24 +116,6 @@ def source_dir(entry, stem):
     return f"results/{stem}"
 
 
-def translator_dir(direction):
-    return source_dir(config["paraphrase"][direction], f"translators/{direction}")
-
-
-def paraphrase_input(wildcards):
-    seed_set = PARAPHRASE_SEEDS[wildcards.prompt_set]
-    inputs = {
-        "seeds": (
-            "results/prompts/manual.parquet" if seed_set == "manual" else f"results/paraphrase/seeds/{seed_set}.parquet"
-        ),
-        "code": code("paraphrase", "prompts", "probe"),
-    }
-    if config["paraphrase"]["backend"] == "transformers":
-        inputs["forward"] = translator_dir("forward")
-        inputs["backward"] = translator_dir("backward")
-    return inputs
-
-
 def model_dir(name):
     return source_dir(config["models"][name], f"models/{name}")
 
@@ -188,49 +124,24 @@ def model_input(wildcards):
     return model_dir(wildcards.model)
 
 
-def candidate_words_input(wildcards):
-    inputs = {"common": common_vocab(), "code": code("vocab", "models")}
-    if config["vocab"]["mode"] == "intersection":
-        inputs["models"] = [model_dir(name) for name in MODELS]
-    return inputs
+def figure(stem, caption, category, subcategory=None, labels=None):
+    """A figure's outputs: STEM.png, shown in the HTML report, and STEM.svg for papers."""
+    png = report(f"{stem}.png", caption=caption, category=category, subcategory=subcategory, labels=labels)
+    return {"png": png, "svg": f"{stem}.svg"}
 
 
-def trex_train_input(wildcards):
-    inputs = {
-        "test": "results/facts/trex.parquet",
-        "candidates": expand("results/vocab/{model}.parquet", model=MODELS),
-        "code": code("trex_train", "lama"),
-    }
-    if config["trex_train"]["source"] == "wikidata":
-        inputs["entities"] = "results/wikidata/entities.parquet"
-        inputs["claims"] = "results/wikidata/claims.parquet"
-    else:
-        inputs["lpaqa"] = lpaqa_trex_train()
-    return inputs
+def demo_corpora(part):
+    """The sentences or words of every study's demo corpus (the studies run by default)."""
+    return [DEMO_CORPORA[study][part] for study in config["studies"] if study in DEMO_CORPORA]
 
 
-def final_outputs():
-    outputs = [
-        "results/tables/baseline.md",
-        "results/tables/baseline.csv",
-        "results/tables/baseline.tex",
-        "results/tables/per_relation.csv",
-        "results/tables/dropped_facts.csv",
-    ]
-    if config["trex_train"]["source"] != "none":
-        outputs += ["results/tables/trex_train_stats.md", "results/tables/trex_train_stats.csv"]
-    if config["trex_train"]["source"] == "wikidata":
-        outputs.append("results/wikidata/rejects.csv")
-    # the manual set's metrics feed the baseline tables; every other set is probed for its own
-    for prompt_set in [name for name in PROMPT_SETS if name != "manual"]:
-        outputs += expand(
-            "results/metrics/{model}/{prompt_set}/{dataset}.parquet",
-            model=MODELS,
-            prompt_set=prompt_set,
-            dataset=probed_datasets(prompt_set),
-        )
-    if MINED_SETS:
-        outputs += ["results/tables/mined_prompts.md", "results/mining/extract_counts.csv"]
-    if PARAPHRASE_SETS:
-        outputs.append("results/tables/paraphrase_stats.csv")
-    return outputs
+def wikidata_dump():
+    """The dump file: a local path from the config, or the dated download."""
+    if config["wikidata"]["path"] is not None:
+        return config["wikidata"]["path"]
+    date, fmt = config["wikidata"]["date"], config["wikidata"]["format"]
+    return f"resources/wikidata/wikidata-{date}-all.json.{fmt}"
+
+
+def wikidata_url(name):
+    return posixpath.join(config["wikidata"]["mirror"], config["wikidata"]["date"], name)

@@ -1,5 +1,6 @@
-# Models: hub models are fetched once into resources/models/NAME (on the submitting host,
-# which has network); the demo's tiny masked LM is trained from the benchmark facts.
+# Models, shared by the studies: hub models are fetched once into resources/models/NAME (on the
+# submitting host, which has network); the demo's tiny models are trained offline on the demo
+# corpora that the studies write (each registers its own in DEMO_CORPORA).
 
 
 rule download_model:
@@ -19,11 +20,9 @@ rule download_model:
 
 rule train_demo_model:
     input:
-        facts=expand("results/facts/{dataset}.parquet", dataset=DATASETS),
-        prompts="results/prompts/manual.parquet",
-        vocab=common_vocab(),
-        corpus_templates=lambda wildcards: config["models"][wildcards.model]["train"]["corpus_templates"],
-        code=code("demo_model", "prompts"),
+        sentences=lambda wildcards: demo_corpora("sentences"),
+        words=lambda wildcards: demo_corpora("words"),
+        code=code("train_demo_model"),
     output:
         directory("results/models/{model}"),
     log:

@@ -1,8 +1,6 @@
-# Wikidata dump -> entities and claims. One pass builds a seek index of the compressed dump;
-# CHUNKS jobs then parse their share of the uncompressed bytes in parallel (cores or nodes),
-# and a gather job concatenates the parts.
-
-CHUNKS = range(config["wikidata"]["chunks"])
+# Wikidata dump -> entities and claims, shared by the studies. One pass builds a seek index of the
+# compressed dump; wikidata.chunks jobs then parse their share of the uncompressed bytes in
+# parallel (cores or nodes), and a gather job concatenates the parts.
 
 
 rule download_wikidata:
@@ -28,7 +26,7 @@ rule download_wikidata:
 rule wikidata_index:
     input:
         dump=wikidata_dump(),
-        code=code("wikidata"),
+        code=code("wikidata_index"),
     output:
         index="results/wikidata/dump.index",
         info="results/wikidata/dump.json",
@@ -44,9 +42,9 @@ rule wikidata_index:
 rule wikidata_chunk:
     input:
         dump=wikidata_dump(),
-        index="results/wikidata/dump.index",
-        info="results/wikidata/dump.json",
-        code=code("wikidata"),
+        index=rules.wikidata_index.output.index,
+        info=rules.wikidata_index.output.info,
+        code=code("wikidata_chunk"),
     output:
         entities="results/wikidata/parts/entities-{chunk}.parquet",
         claims="results/wikidata/parts/claims-{chunk}.parquet",
@@ -66,18 +64,19 @@ rule wikidata_chunk:
 
 rule wikidata_gather:
     input:
-        entities=expand("results/wikidata/parts/entities-{chunk}.parquet", chunk=CHUNKS),
-        claims=expand("results/wikidata/parts/claims-{chunk}.parquet", chunk=CHUNKS),
-        rejects=expand("results/wikidata/parts/rejects-{chunk}.csv", chunk=CHUNKS),
-        code=code("wikidata"),
+        entities=expand(rules.wikidata_chunk.output.entities, chunk=range(config["wikidata"]["chunks"])),
+        claims=expand(rules.wikidata_chunk.output.claims, chunk=range(config["wikidata"]["chunks"])),
+        rejects=expand(rules.wikidata_chunk.output.rejects, chunk=range(config["wikidata"]["chunks"])),
+        code=code("wikidata_gather"),
     output:
         entities="results/wikidata/entities.parquet",
         claims="results/wikidata/claims.parquet",
         rejects=report(
             "results/wikidata/rejects.csv",
             caption="../report/wikidata_rejects.rst",
-            category="Data",
+            category="Shared data",
             subcategory="Wikidata",
+            labels={"table": "what the Wikidata parse did not keep"},
         ),
     log:
         "logs/wikidata/gather.log",

@@ -1,38 +1,17 @@
-"""Rule train_demo_model: the demo's tiny masked LM, trained offline from the benchmark facts."""
+"""Rule train_demo_model: a tiny language model for the offline demo, trained on the demo corpora
+that the studies write (sentences with the object marked, and the words their probes will meet)."""
 
-import pandas as pd
-
-from knowprobe import demo_model
-from knowprobe.io import read_parquet, rule_logging
-from knowprobe.prompts import OBJECT, SUBJECT
-from knowprobe.vocab import read_words
+from knowprobe import contracts, demo_model
+from knowprobe.io import read_lines, rule_logging
 
 with rule_logging(snakemake.log[0]) as log:
-    settings = dict(snakemake.params.settings)
-    facts = pd.concat([read_parquet(path) for path in snakemake.input.facts], ignore_index=True)
-    templates = demo_model.read_corpus_templates(snakemake.input.corpus_templates)
-    sentences, held_out = demo_model.corpus(facts, templates, settings["holdout"], settings["seed"])
-    log.info(
-        "corpus: %d sentences from %d facts; %d facts held out",
-        len(sentences),
-        facts["fact_id"].nunique() - len(held_out),
-        len(held_out),
-    )
-    # every word the probe will meet gets its own token: labels, candidates, prompt words
-    prompts = read_parquet(snakemake.input.prompts)
-    vocab_texts = (
-        list(facts["sub_label"])
-        + list(facts["obj_label"])
-        + read_words(snakemake.input.vocab)
-        + [t.replace(SUBJECT, " ").replace(OBJECT, " ") for t in prompts["template"]]
-    )
-    train_settings = demo_model.TinyLMSettings(**{k: v for k, v in settings.items() if k != "corpus_templates"})
-    summary = demo_model.train(
-        sentences,
-        vocab_texts,
-        snakemake.output[0],
-        train_settings,
-        threads=snakemake.threads,
-        notes={"held_out_fact_ids": sorted(held_out)},
-    )
+    sentences, texts = [], []
+    for path in snakemake.input.sentences:
+        frame = contracts.read(path, contracts.DEMO_CORPUS)
+        sentences += list(zip(frame["text"], frame["object_start"], frame["object_end"]))
+    for path in snakemake.input.words:
+        texts += read_lines(path)
+    log.info("corpus: %d sentences from %d studies", len(sentences), len(snakemake.input.sentences))
+    settings = demo_model.TinyLMSettings(**snakemake.params.settings)
+    summary = demo_model.train(sentences, texts, snakemake.output[0], settings, threads=snakemake.threads)
     log.info("loss %.3f -> %.3f", summary["first_loss"], summary["final_loss"])

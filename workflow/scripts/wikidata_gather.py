@@ -2,12 +2,12 @@
 
 import pandas as pd
 
-from knowprobe import wikidata
-from knowprobe.io import concat_parquet, rule_logging, write_csv
+from knowprobe import contracts
+from knowprobe.io import rule_logging, write_csv
 
 with rule_logging(snakemake.log[0]) as log:
-    entities = concat_parquet(snakemake.input.entities, snakemake.output.entities, wikidata.ENTITY_SCHEMA)
-    claims = concat_parquet(snakemake.input.claims, snakemake.output.claims, wikidata.CLAIM_SCHEMA)
+    entities = contracts.concat(snakemake.input.entities, snakemake.output.entities, contracts.ENTITIES)
+    claims = contracts.concat(snakemake.input.claims, snakemake.output.claims, contracts.CLAIMS)
     rejects = pd.concat([pd.read_csv(path) for path in snakemake.input.rejects], ignore_index=True)
     totals = rejects.groupby("kind")["count"].sum()
     log.info(

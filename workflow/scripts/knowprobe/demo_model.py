@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from .config import schema_defaults
 from .io import KnowprobeError, progress, read_jsonl
 from .prompts import OBJECT, SUBJECT, check_template
 
@@ -28,17 +29,21 @@ log = logging.getLogger(__name__)
 SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 
 
+_DEFAULTS = schema_defaults("models", "*", "train")
+
+
 @dataclass(frozen=True)
 class TinyLMSettings:
-    hidden_size: int = 128
-    layers: int = 2
-    heads: int = 4
-    steps: int = 1500
-    batch_size: int = 64
-    learning_rate: float = 2e-3
-    holdout: float = 0.25
-    object_mask_rate: float = 0.5  # how often the object itself is masked, on top of 15% of all tokens
-    seed: int = 0
+    """A demo model's ``train`` settings (the config's ``models.NAME.train``)."""
+
+    hidden_size: int = _DEFAULTS["hidden_size"]
+    layers: int = _DEFAULTS["layers"]
+    heads: int = _DEFAULTS["heads"]
+    steps: int = _DEFAULTS["steps"]
+    batch_size: int = _DEFAULTS["batch_size"]
+    learning_rate: float = _DEFAULTS["learning_rate"]
+    object_mask_rate: float = _DEFAULTS["object_mask_rate"]  # how often the object is masked, besides 15% of all tokens
+    seed: int = _DEFAULTS["seed"]
 
 
 def corpus(facts: pd.DataFrame, templates: pd.DataFrame, holdout: float, seed: int):
@@ -120,7 +125,6 @@ def train(
     out_dir: str | Path,
     settings: TinyLMSettings = TinyLMSettings(),
     threads: int = 1,
-    notes: dict | None = None,
 ) -> dict:
     """Train the tiny MLM and save model and tokenizer to ``out_dir`` (written atomically)."""
     from transformers import BertConfig, BertForMaskedLM
@@ -177,7 +181,6 @@ def train(
         "steps": settings.steps,
         "first_loss": losses[0],
         "final_loss": float(np.mean(losses[-50:])),
-        **(notes or {}),
     }
     staging_dir(out_dir)  # clears what a killed run may have left there
     save_trained(model, tokenizer, out_dir, summary)

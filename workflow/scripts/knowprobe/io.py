@@ -16,8 +16,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 log = logging.getLogger("knowprobe")
 
@@ -44,75 +42,6 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
             tmp.unlink()
 
 
-def write_parquet(frame: pd.DataFrame | pa.Table, path: str | os.PathLike) -> None:
-    table = frame if isinstance(frame, pa.Table) else pa.Table.from_pandas(frame, preserve_index=False)
-    with atomic_path(path) as tmp:
-        pq.write_table(table, tmp, compression="zstd")
-
-
-class ParquetPartWriter:
-    """Parquet rows in row groups of PARQUET_ROW_GROUP, so memory stays bounded; renamed into place on success."""
-
-    def __init__(self, path, schema, dictionary: tuple[str, ...] | None = None):
-        """``dictionary``: the columns to dictionary-encode, where not all (columns of distinct
-        values, such as sentences, fill a dictionary page and fall back to plain encoding; read
-        back, such a column costs about three times as much)."""
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.tmp = self.path.with_name(f".{self.path.name}.part")
-        self.schema, self.count = schema, 0
-        self.rows = {name: [] for name in schema.names}
-        self.writer = pq.ParquetWriter(
-            self.tmp, schema, compression="zstd", use_dictionary=list(dictionary) if dictionary is not None else True
-        )
-
-    def extend(self, *columns):
-        """Append rows given column by column (cheaper than row by row in this hot loop)."""
-        for column, values in zip(self.rows.values(), columns):
-            column.extend(values)
-        if len(self.rows[self.schema.names[0]]) >= PARQUET_ROW_GROUP:
-            self.flush()
-
-    def write(self, table: pa.Table):
-        """Write rows already gathered as a table (after any rows given to ``extend``)."""
-        self.flush()
-        if table.num_rows:
-            self.writer.write_table(table)
-            self.count += table.num_rows
-
-    def flush(self):
-        n = len(self.rows[self.schema.names[0]])
-        if n:
-            self.writer.write_table(pa.table(self.rows, schema=self.schema))
-            self.count += n
-            self.rows = {name: [] for name in self.schema.names}
-
-    def close(self, ok: bool):
-        if ok:
-            self.flush()
-        self.writer.close()
-        if ok:
-            os.replace(self.tmp, self.path)
-        else:
-            self.tmp.unlink(missing_ok=True)
-
-
-def concat_parquet(parts: list[str | Path], out: str | Path, schema: pa.Schema) -> int:
-    """Concatenate Parquet parts batch by batch (bounded memory)."""
-    rows = 0
-    with atomic_path(out) as tmp:
-        with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
-            for part in parts:
-                for batch in pq.ParquetFile(part).iter_batches(batch_size=PARQUET_ROW_GROUP):
-                    writer.write_batch(batch)
-                    rows += batch.num_rows
-    return rows
-
-
-def read_parquet(path: str | os.PathLike) -> pd.DataFrame:
-    return pq.read_table(path).to_pandas()
-
-
 def write_text(text: str, path: str | os.PathLike) -> None:
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
@@ -121,6 +50,11 @@ def write_text(text: str, path: str | os.PathLike) -> None:
 def write_csv(frame: pd.DataFrame, path: str | os.PathLike) -> None:
     with atomic_path(path) as tmp:
         frame.to_csv(tmp, index=False, lineterminator="\n")
+
+
+def read_lines(path: str | os.PathLike) -> list[str]:
+    """The non-empty lines of a UTF-8 text file."""
+    return [line for line in Path(path).read_text(encoding="utf-8").split("\n") if line.strip()]
 
 
 def read_jsonl(path: str | os.PathLike, required: tuple[str, ...] = ()) -> Iterator[tuple[int, dict]]:

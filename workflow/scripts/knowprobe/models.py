@@ -1,8 +1,8 @@
-"""Loading masked language models and their tokenizers, and fetching them from the Hugging Face hub.
+"""Models and tokenizers: fetched from the Hugging Face hub, and loaded by their declared kind.
 
 The workflow downloads hub models once (``download_model`` rule, on a node with network) into
-``resources/models/<name>``; every later rule loads from that directory, so GPU nodes of a
-cluster need no network.
+``resources/models/<name>``; every later rule loads from that directory, so GPU nodes of a cluster
+need no network.
 """
 
 from __future__ import annotations
@@ -37,25 +37,32 @@ def download_hub_model(hub_id: str, revision: str, dest: str | Path) -> Path:
     return Path(path)
 
 
-def load_tokenizer(model_dir: str | Path):
+KINDS = ("masked", "causal")
+
+
+def load_tokenizer(model_dir: str | Path, kind: str):
     from transformers import AutoTokenizer
 
     try:
         tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
-    except Exception as error:
+    except Exception as error:  # transformers raises many types; all mean "cannot load"
         raise KnowprobeError(f"{model_dir}: cannot load a tokenizer ({type(error).__name__}: {error})") from None
-    if tokenizer.mask_token is None:
-        raise KnowprobeError(f"{model_dir}: the tokenizer has no mask token; is this a masked language model?")
+    if kind == "masked" and tokenizer.mask_token is None:
+        raise KnowprobeError(f"{model_dir}: the tokenizer has no mask token, but the config says kind: masked")
     return tokenizer
 
 
-def load_masked_lm(model_dir: str | Path, dtype=None):
-    from transformers import AutoModelForMaskedLM
+def load_model(model_dir: str | Path, kind: str, dtype=None):
+    """A masked or causal LM in eval mode; ``dtype`` a torch dtype (None: as saved)."""
+    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
 
+    if kind not in KINDS:
+        raise KnowprobeError(f"{model_dir}: model kind {kind!r} is not one of {', '.join(KINDS)}")
+    auto = AutoModelForMaskedLM if kind == "masked" else AutoModelForCausalLM
     try:
-        model = AutoModelForMaskedLM.from_pretrained(str(model_dir), dtype=dtype)
+        model = auto.from_pretrained(str(model_dir), dtype=dtype)
     except Exception as error:
         raise KnowprobeError(
-            f"{model_dir}: cannot load a masked language model ({type(error).__name__}: {error})"
+            f"{model_dir}: cannot load a {kind} language model ({type(error).__name__}: {error})"
         ) from None
     return model.eval()

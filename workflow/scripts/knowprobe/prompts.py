@@ -2,18 +2,18 @@
 
 A template holds exactly one ``[X]`` (the subject) and one ``[Y]`` (the object slot that
 the probe masks). A prompt set is a table with columns
-``relation, template, source, rank, score`` (see README, "Data contracts").
+``relation, template, source, rank, score`` (the ``prompts`` contract).
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
+from .contracts import PROMPTS
 from .io import KnowprobeError
 
 SUBJECT = "[X]"
 OBJECT = "[Y]"
-PROMPT_COLUMNS = ["relation", "template", "source", "rank", "score"]
 
 
 def template_problem(template: str) -> str | None:
@@ -44,7 +44,7 @@ def fill_template(template: str, subject: str, mask_token: str) -> str:
 
 
 def prompt_table(rows: list[dict]) -> pd.DataFrame:
-    frame = pd.DataFrame(rows, columns=PROMPT_COLUMNS)
+    frame = pd.DataFrame(rows, columns=PROMPTS.columns)
     frame["rank"] = frame["rank"].astype("int32")
     frame["score"] = frame["score"].astype("float64")
     return frame

@@ -28,9 +28,9 @@ from pathlib import Path
 
 import msgspec
 import pandas as pd
-import pyarrow as pa
 
-from .io import KnowprobeError, ParquetPartWriter, atomic_path, progress
+from .contracts import CLAIMS, ENTITIES, PartWriter
+from .io import KnowprobeError, atomic_path, progress
 
 log = logging.getLogger(__name__)
 
@@ -41,19 +41,6 @@ REJECT_KINDS = {
     "no_value": "claim has 'somevalue' or 'novalue' instead of a value",
     "deprecated": "claim has deprecated rank",
 }
-ENTITY_SCHEMA = pa.schema(
-    [
-        ("qid", pa.string()),
-        ("label", pa.string()),
-        ("label_lang", pa.string()),
-        ("aliases", pa.list_(pa.string())),
-        ("aliases_lang", pa.string()),
-        ("enwiki", pa.string()),
-    ]
-)
-CLAIM_SCHEMA = pa.schema(
-    [("subject", pa.string()), ("property", pa.string()), ("object", pa.string()), ("rank", pa.string())]
-)
 LABEL_LANGUAGES = ("en", "mul")  # English first; since 2024 many names exist only as 'mul'
 
 
@@ -301,8 +288,8 @@ def parse_chunk(
     wanted = frozenset(properties)
     counts: Counter[str] = Counter()
     examples: dict[str, str] = {}
-    entities = ParquetPartWriter(entities_out, ENTITY_SCHEMA)
-    claims = ParquetPartWriter(claims_out, CLAIM_SCHEMA)
+    entities = PartWriter(entities_out, ENTITIES)
+    claims = PartWriter(claims_out, CLAIMS)
     ok = False
     handle = open_dump(dump, index)
     offset = start

@@ -1,0 +1,120 @@
+import json
+
+import pytest
+
+from knowprobe import contracts
+from knowprobe.io import KnowprobeError
+from knowprobe.lpaqa import lama
+
+from conftest import require_shared
+
+
+def write_lines(path, lines):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+
+
+def trex_line(uuid, sub, obj, relation="P19"):
+    return json.dumps(
+        {
+            "uuid": uuid,
+            "sub_uri": "Q1",
+            "sub_label": sub,
+            "obj_uri": "Q2",
+            "obj_label": obj,
+            "predicate_id": relation,
+            "evidences": [],
+        }
+    )
+
+
+@pytest.fixture
+def lama_dir(tmp_path):
+    write_lines(
+        tmp_path / "relations.jsonl",
+        [
+            json.dumps({"relation": "P19", "template": "[X] was born in [Y] ."}),
+            json.dumps({"relation": "P166", "template": "[X] was awarded the [Y] ."}),
+        ],
+    )
+    write_lines(
+        tmp_path / "TREx" / "P19.jsonl", [trex_line("a", "Dante", "Florence"), trex_line("b", "Mozart", "Salzburg")]
+    )
+    return tmp_path
+
+
+def test_trex_reads_facts_and_reports_relations_without_file(lama_dir, caplog):
+    relations = lama.read_relations(lama_dir / "relations.jsonl")
+    with caplog.at_level("INFO"):
+        facts = lama.read_trex(lama_dir, relations)
+    assert list(facts.columns) == contracts.FACTS.columns
+    assert facts[["relation", "fact_id", "sub_label", "obj_label"]].values.tolist() == [
+        ["P19", "a", "Dante", "Florence"],
+        ["P19", "b", "Mozart", "Salzburg"],
+    ]
+    assert "P166" in caplog.text
+
+
+def test_fact_line_that_is_not_json_names_file_and_line(lama_dir):
+    path = lama_dir / "TREx" / "P19.jsonl"
+    write_lines(path, [trex_line("a", "Dante", "Florence"), '{"uuid": "b", "sub_label": '])
+    relations = lama.read_relations(lama_dir / "relations.jsonl")
+    with pytest.raises(KnowprobeError, match=rf"{path}:2: not valid JSON"):
+        lama.read_trex(lama_dir, relations)
+
+
+def test_fact_without_object_label_names_the_key(lama_dir):
+    path = lama_dir / "TREx" / "P19.jsonl"
+    write_lines(path, [json.dumps({"uuid": "a", "sub_label": "Dante"})])
+    with pytest.raises(KnowprobeError, match=rf"{path}:1: missing key 'obj_label'"):
+        lama.read_trex(lama_dir, lama.read_relations(lama_dir / "relations.jsonl"))
+
+
+def test_relation_template_without_slot_names_file_and_line(lama_dir):
+    write_lines(
+        lama_dir / "relations.jsonl",
+        [
+            json.dumps({"relation": "P19", "template": "[X] was born in [Y] ."}),
+            json.dumps({"relation": "P20", "template": "[X] died ."}),
+        ],
+    )
+    with pytest.raises(KnowprobeError, match=r"relations.jsonl:2: template .* has 0 \[Y\]"):
+        lama.read_relations(lama_dir / "relations.jsonl")
+
+
+def test_missing_file_and_unknown_relation_are_clear_errors(lama_dir):
+    with pytest.raises(KnowprobeError, match="nowhere.jsonl: file not found"):
+        lama.read_relations(lama_dir / "nowhere.jsonl")
+    relations = lama.read_relations(lama_dir / "relations.jsonl")
+    with pytest.raises(KnowprobeError, match="lama.relations: 'P999'"):
+        lama.read_trex(lama_dir, relations, ["P999"])
+
+
+def test_manual_prompts_include_google_re():
+    import pandas as pd
+
+    relations = pd.DataFrame([{"relation": "P19", "template": "[X] was born in [Y] ."}])
+    prompts = lama.manual_prompts(relations, {"date_of_birth": "[X] (born [Y])."})
+    assert prompts[["relation", "template", "source"]].values.tolist() == [
+        ["P19", "[X] was born in [Y] .", "manual"],
+        ["date_of_birth", "[X] (born [Y]).", "manual"],
+    ]
+    with pytest.raises(KnowprobeError, match="lama.google_re_templates.date_of_birth"):
+        lama.manual_prompts(relations, {"date_of_birth": "[X] (born)."})
+
+
+def test_real_lama_files_parse():
+    data = require_shared("lama")
+    relations = lama.read_relations(data / "relations.jsonl")
+    assert len(relations) == 46
+    present = sorted(p.stem for p in (data / "TREx").glob("P*.jsonl"))
+    facts = lama.read_trex(data, relations, present)
+    assert facts["relation"].nunique() == len(present)
+    assert facts["fact_id"].is_unique
+    google = lama.read_google_re(data)
+    assert google.groupby("relation").size().to_dict() == {
+        "date_of_birth": 1825,
+        "place_of_birth": 2937,
+        "place_of_death": 766,
+    }
+    assert (google["judgments_yes"] + google["judgments_no"] > 0).all()

@@ -1,0 +1,234 @@
+"""LPAQA's slice end to end on the embedded demo (the shared ``demo`` run), on LAMA's own files,
+and its LPAQA-specific runs: fairseq, a broken fact line, the Wikipedia download."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pandas as pd
+import pytest
+import yaml
+
+from conftest import DEMO, ROOT, copy_project, require_shared, snakemake
+
+pytestmark = pytest.mark.workflow
+RESULTS = "results/lpaqa"
+
+
+def read(demo, path):
+    return pd.read_parquet(demo / RESULTS / path)
+
+
+def test_demo_writes_the_baseline_tables_and_figure(demo):
+    summary = pd.read_csv(demo / RESULTS / "tables/baseline.csv")
+    assert summary["method"].tolist() == ["Majority", "Man"]
+    assert {"T-REx micro", "T-REx macro", "Google-RE micro", "Google-RE macro"} <= set(summary.columns)
+    assert summary["T-REx relations"].tolist() == [6, 6]  # P1376 has no T-REx file, as in LAMA
+    per_relation = pd.read_csv(demo / RESULTS / "tables/per_relation.csv")
+    assert ["model", "prompt_set", "relation", "n_facts", "micro", "macro"] == [
+        c for c in per_relation.columns if c in {"model", "prompt_set", "relation", "n_facts", "micro", "macro"}
+    ]
+    # every fact is either probed or counted as dropped, per dataset
+    dropped = pd.read_csv(demo / RESULTS / "tables/dropped_facts.csv")
+    for dataset in ["trex", "google_re"]:
+        imported = len(read(demo, f"facts/{dataset}/test.parquet"))
+        probed = read(demo, f"probe/tiny-demo-bert/manual/{dataset}/test.parquet")
+        assert len(probed) + dropped.loc[dropped["dataset"] == dataset, "n"].sum() == imported
+    assert set(dropped["reason"]) == {"not_one_token", "not_candidate", "judgments"}
+    markdown = (demo / RESULTS / "tables/baseline.md").read_text()
+    assert "| tiny-demo-bert | Man |" in markdown
+    for log in [
+        "train_demo_model/tiny-demo-bert.log",
+        "lpaqa/probe/tiny-demo-bert/manual/trex/test.log",
+        "lpaqa/tables.log",
+    ]:
+        assert (demo / "logs" / log).stat().st_size > 0
+    assert "mask: 100%" in (demo / "logs/lpaqa/probe/tiny-demo-bert/manual/trex/test.log").read_text()
+    png, svg = (
+        (demo / RESULTS / "figures/baseline_per_relation.png"),
+        (demo / RESULTS / "figures/baseline_per_relation.svg"),
+    )
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+    drawing = svg.read_text()
+    assert all(name in drawing for name in ["P36", "P103", "place_of_birth", "Majority", "Man"])
+
+
+def test_demo_model_is_trained_on_lpaqas_demo_corpus(demo):
+    corpus = read(demo, "demo/corpus.parquet")
+    held_out = json.loads((demo / RESULTS / "demo/held_out.json").read_text())["held_out_fact_ids"]
+    facts = pd.concat([read(demo, f"facts/{d}/test.parquet") for d in ["trex", "google_re"]])
+    assert len(held_out) == round(0.25 * facts["fact_id"].nunique())
+    spans = [text[start:end] for text, start, end in corpus.itertuples(index=False)]
+    assert set(spans) <= set(facts["obj_label"])
+    training = json.loads((demo / "results/models/tiny-demo-bert/knowprobe_training.json").read_text())
+    assert training["sentences"] == len(corpus)
+
+
+def test_demo_builds_trex_train_from_its_wikidata_dump(demo):
+    rejects = pd.read_csv(demo / "results/wikidata/rejects.csv")
+    assert set(rejects["kind"]) == {"invalid_json", "no_english_label", "value_not_item", "no_value", "deprecated"}
+    assert sorted(rejects["chunk"].unique()) <= [0, 1, 2]
+    entities = pd.read_parquet(demo / "results/wikidata/entities.parquet")
+    assert set(entities["label_lang"]) == {"en", "mul"}
+    train = read(demo, "facts/trex/train.parquet")
+    test = read(demo, "facts/trex/test.parquet")
+    assert len(train) > 50
+    assert not set(zip(train["sub_uri"], train["obj_uri"])) & set(zip(test["sub_uri"], test["obj_uri"]))
+    words = set(read(demo, "vocab/tiny-demo-bert.parquet")["word"])
+    assert set(train["obj_label"]) <= words
+    assert train.groupby("relation").size().max() <= 25  # lpaqa.trex_train.per_relation of the demo
+    stats = pd.read_csv(demo / RESULTS / "tables/trex_train_stats.csv")
+    assert stats["LPAQA (Table 1)"].tolist() == [948.7, 880.1, 354.6, 4.4]
+
+
+def test_demo_mines_prompts_from_its_wikipedia_dump_and_probes_them(demo):
+    counts = pd.read_csv(demo / RESULTS / "mining/extract_counts.csv").groupby("what")["count"].sum()
+    assert counts["articles"] == 62 and counts["redirects"] == 19 and counts["other_namespace"] == 1
+    matches = read(demo, "mining/matches.parquet")
+    assert {"link", "label"} <= set(matches["obj_how"]) | set(matches["sub_how"])
+    train = read(demo, "facts/trex/train.parquet")
+    assert set(zip(matches["sub_uri"], matches["obj_uri"])) <= set(zip(train["sub_uri"], train["obj_uri"]))
+    mine = read(demo, "prompts/mine.parquet")
+    assert set(mine["source"]) == {"mid"}  # offline: no spaCy pipeline, middle-word prompts only
+    assert "[Y] is the capital of [X] ." in set(mine.loc[mine["relation"] == "P36", "template"])
+    assert "middle-word prompts only" in (demo / "logs/lpaqa/mining/mine.log").read_text()
+    assert "middle-word only" in (demo / RESULTS / "tables/mined_prompts.md").read_text()
+    mine_man = read(demo, "prompts/mine_man.parquet")
+    manual = read(demo, "prompts/manual.parquet")
+
+    def pairs(frame):
+        return set(zip(frame["relation"], frame["template"]))
+
+    assert pairs(mine_man) == pairs(mine) | pairs(manual) and len(mine_man) == len(pairs(mine_man))
+    metrics = read(demo, "metrics/tiny-demo-bert/mine/trex/test.parquet")
+    assert len(metrics) == len(mine[mine["relation"].isin(read(demo, "facts/trex/test.parquet")["relation"])])
+    assert set(metrics["split"]) == {"test"}
+
+
+def test_demo_paraphrases_manual_and_best_mined_prompts_and_probes_them(demo):
+    stats = pd.read_csv(demo / RESULTS / "tables/paraphrase_stats.csv").set_index("seed_set")
+    manual = read(demo, "prompts/manual.parquet")
+    assert stats.loc["manual", "seeds"] == len(manual)
+    for seed_set, prompt_set in [("manual", "man_para"), ("mine", "mine_para")]:
+        candidates = read(demo, f"paraphrase/{prompt_set}/candidates.parquet")
+        assert candidates.groupby(["relation", "seed"]).size().eq(7 * 7).all()  # B² with the demo's B=7
+        assert stats.loc[seed_set, "candidates"] == len(candidates)
+        assert stats.loc[seed_set, "placeholder_broken"] == candidates["problem"].str.contains("stand-in|slots").sum()
+        prompts = read(demo, f"prompts/{prompt_set}.parquet")
+        assert len(prompts) == stats.loc[seed_set, "kept"] > 0
+        assert not prompts.duplicated(["relation", "template"]).any()
+        assert all(t.count("[X]") == 1 and t.count("[Y]") == 1 for t in prompts["template"])
+        assert prompts.groupby("relation")["score"].apply(lambda s: s.is_monotonic_decreasing).all()
+        assert set(prompts["source"]) == {f"paraphrase-of-{seed_set}"}
+    # Mine+Para's seeds are mined prompts, each the best of its relation on T-REx-train
+    seeds = read(demo, "paraphrase/seeds/mine.parquet")
+    train = read(demo, "metrics/tiny-demo-bert/mine/trex/train.parquet")
+    best = train.groupby("relation")["micro"].max()
+    assert all(seed.score == best[seed.relation] for seed in seeds.itertuples())
+    assert set(zip(seeds["relation"], seeds["template"])) <= set(zip(train["relation"], train["template"]))
+    for dataset in ["trex", "google_re"]:
+        assert (demo / RESULTS / f"metrics/tiny-demo-bert/man_para/{dataset}/test.parquet").exists()
+    assert "denoising copy model" in (demo / "logs/lpaqa/train_demo_translator/forward.log").read_text()
+
+
+def test_fairseq_backend_needs_no_translator_download(tmp_path):
+    project = copy_project(tmp_path)
+    config = yaml.safe_load((project / "config.yaml").read_text())
+    config["lpaqa"]["paraphrase"]["backend"] = "fairseq"
+    (project / "fairseq.yaml").write_text(yaml.safe_dump(config))
+    result = snakemake(project, "-n", "--quiet", "rules", "--configfile", "fairseq.yaml")
+    assert "lpaqa_paraphrase" in result.stdout and "lpaqa_download_translator" not in result.stdout
+
+
+def test_bad_fact_line_is_a_one_line_error_naming_file_and_line(tmp_path):
+    project = copy_project(tmp_path)
+    path = project / "resources/demo/lama/TREx/P36.jsonl"
+    lines = path.read_text().splitlines()
+    lines[2] = lines[2][:40]
+    path.write_text("\n".join(lines) + "\n")
+    # targets before --configfile, which takes several values
+    result = snakemake(project, f"{RESULTS}/facts/trex/test.parquet", *DEMO, check=False)
+    assert result.returncode != 0
+    assert "knowprobe error: resources/demo/lama/TREx/P36.jsonl:3: not valid JSON" in result.stderr
+    assert "Traceback" not in (project / "logs/lpaqa/import_facts/trex.log").read_text()
+    assert not (project / RESULTS / "facts/trex/test.parquet").exists()
+
+
+def test_real_lama_files_flow_through_the_workflow(tmp_path):
+    """LAMA's own relations, T-REx and Google-RE files, probed with a tiny random BERT given by path."""
+    from transformers import BertConfig, BertForMaskedLM, BertTokenizerFast
+
+    data = require_shared("lama")
+    project = copy_project(tmp_path / "project")
+    words = (data / "common_vocab_cased.txt").read_text(encoding="utf-8").split("\n")
+    extra = ["was", "born", "in", "died", "The", "capital", "of", "is", "a", ".", "(", ")", "[", "]"]
+    vocab = list(dict.fromkeys(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + [w for w in words if w] + extra))
+    tokenizer = BertTokenizerFast(vocab={w: i for i, w in enumerate(vocab)}, do_lower_case=False)
+    assert len(tokenizer) == len(vocab) > 21000
+    model = BertForMaskedLM(
+        BertConfig(
+            vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64
+        )
+    )
+    model_dir = tmp_path / "tiny-random-bert"
+    model.save_pretrained(model_dir)
+    tokenizer.save_pretrained(model_dir)
+    config = {
+        "models": {"tiny-random-bert": {"kind": "masked", "path": str(model_dir)}},
+        "scoring": {"device": "cpu", "threads": 2},
+        "lpaqa": {
+            "lama": {"data": str(data), "common_vocab": str(data / "common_vocab_cased.txt")},
+            "probe": {"top_k": 5},
+            "trex_train": {"source": "lpaqa", "lpaqa": str(require_shared("lpaqa", "TREx_train"))},
+            "prompt_sets": ["manual"],
+        },
+    }
+    (project / "real.yaml").write_text(yaml.safe_dump(config))
+    snakemake(project, "--configfile", "real.yaml")
+
+    summary = pd.read_csv(project / RESULTS / "tables/baseline.csv").set_index("method")
+    trex_files = sorted((data / "TREx").glob("P*.jsonl"))
+    assert summary.loc["Man", "T-REx relations"] == len(trex_files)  # relations without a file are skipped
+    assert summary.loc["Man", "Google-RE relations"] == 3
+    imported = sum(1 for path in trex_files for line in path.open() if line.strip())
+    dropped = pd.read_csv(project / RESULTS / "tables/dropped_facts.csv")
+    kept = summary.loc["Man", "T-REx facts"]
+    assert kept + dropped.loc[dropped["dataset"] == "trex", "n"].sum() == imported
+    google_kept = summary.loc["Man", "Google-RE facts"]
+    assert google_kept + dropped.loc[dropped["dataset"] == "google_re", "n"].sum() == 2937 + 1825 + 766
+    assert kept > 0.9 * imported  # LAMA's objects are all in its common vocabulary
+    log = (project / "logs/lpaqa/import_facts/trex.log").read_text()
+    assert f"{46 - len(trex_files)} relations of relations.jsonl have no T-REx file" in log
+    # LPAQA's released T-REx-train, for the relations of the test set
+    train = pd.read_parquet(project / RESULTS / "facts/trex/train.parquet")
+    assert sorted(train["relation"].unique()) == sorted(p.stem for p in trex_files)
+    test = pd.read_parquet(project / RESULTS / "facts/trex/test.parquet")
+    assert not set(zip(train["relation"], train["sub_uri"], train["obj_uri"])) & set(
+        zip(test["relation"], test["sub_uri"], test["obj_uri"])
+    )
+
+
+def test_wikipedia_download_rule_fetches_dump_and_index_and_verifies_both(tmp_path, mirror):
+    url, dated = mirror
+    enwiki = dated.parent / "20261101"
+    enwiki.mkdir()
+    sums = []
+    for name in [
+        "enwiki-demo-pages-articles-multistream.xml.bz2",
+        "enwiki-demo-pages-articles-multistream-index.txt.bz2",
+    ]:
+        data = (ROOT / "resources/demo" / name).read_bytes()
+        served = name.replace("enwiki-demo", "enwiki-20261101")
+        (enwiki / served).write_bytes(data)
+        sums.append(f"{hashlib.md5(data).hexdigest()}  {served}")
+    (enwiki / "enwiki-20261101-md5sums.txt").write_text("\n".join(sums) + "\n")
+    project = copy_project(tmp_path / "project")
+    config = yaml.safe_load((project / "resources/demo/config.yaml").read_text())
+    config["lpaqa"]["wikipedia"].update(path=None, index=None, date="20261101", mirror=url, chunks=2)
+    (project / "mirror.yaml").write_text(yaml.safe_dump(config))
+    snakemake(project, f"{RESULTS}/wikipedia/streams.json", "--configfile", "mirror.yaml")
+    log = (project / "logs/lpaqa/download/wikipedia-20261101.log").read_text()
+    assert log.count("md5 checksum verified") == 2
+    streams = json.loads((project / RESULTS / "wikipedia/streams.json").read_text())
+    assert len(streams["ranges"]) == 2 and all(streams["ranges"])

@@ -1,0 +1,57 @@
+import pandas as pd
+import pytest
+
+from knowprobe.lpaqa import metrics
+
+
+@pytest.fixture
+def judged():
+    # R1: object A three times (right, right, wrong), object B once (wrong); R2: object C once (right)
+    return pd.DataFrame(
+        {
+            "relation": ["R1", "R1", "R1", "R1", "R2"],
+            "obj_label": ["A", "A", "A", "B", "C"],
+            "correct": [True, True, False, False, True],
+        }
+    )
+
+
+def test_micro_and_macro_per_relation(judged):
+    result = metrics.p_at_1(judged).set_index("relation")
+    assert result.loc["R1", "micro"] == pytest.approx(2 / 4)
+    assert result.loc["R1", "macro"] == pytest.approx((2 / 3 + 0) / 2)
+    assert result.loc["R2", ["micro", "macro"]].tolist() == [1.0, 1.0]
+    assert result.loc["R1", ["n_facts", "n_objects"]].tolist() == [4, 2]
+
+
+def test_averages_weigh_relations_equally(judged):
+    overall = metrics.average_over_relations(metrics.p_at_1(judged)).iloc[0]
+    assert overall["micro"] == pytest.approx((0.5 + 1.0) / 2)  # not 3/5, the share over all facts
+    assert overall["macro"] == pytest.approx((1 / 3 + 1.0) / 2)
+    assert (overall["n_relations"], overall["n_facts"]) == (2, 5)
+
+
+def test_majority_baseline(judged):
+    result = metrics.majority(judged.drop(columns="correct")).set_index("relation")
+    assert result.loc["R1", "micro"] == pytest.approx(3 / 4)
+    assert result.loc["R1", "macro"] == pytest.approx(1 / 2)  # A always right, B never
+    assert result.loc["R2", "micro"] == 1.0
+
+
+def test_majority_ties_break_by_label():
+    facts = pd.DataFrame({"relation": ["R"] * 4, "obj_label": ["B", "A", "B", "A"]})
+    assert metrics.majority(facts)["micro"].iloc[0] == 0.5
+
+
+def test_probe_correctness_is_rank_zero():
+    probe = pd.DataFrame(
+        {
+            "relation": ["R", "R", "R"],
+            "obj_label": ["A", "B", "A"],
+            "gold_rank": [0, 3, 1],
+            "prompt_id": [0, 0, 0],
+            "template": ["[X] [Y]"] * 3,
+        }
+    )
+    result = metrics.per_prompt_p_at_1(probe)
+    assert result[["micro", "macro"]].values.tolist() == [[pytest.approx(1 / 3), pytest.approx(0.25)]]

@@ -1,0 +1,250 @@
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from spacy.lang.en.stop_words import STOP_WORDS
+from spacy.tokens import Doc
+from spacy.vocab import Vocab
+
+from knowprobe.io import KnowprobeError
+from knowprobe.lpaqa import distant, mining
+
+STOP = frozenset(STOP_WORDS)
+
+
+def doc(words, heads, deps):
+    return Doc(Vocab(), words=words, heads=heads, deps=deps)
+
+
+def test_dependency_prompt_of_the_papers_example():
+    # The capital of France is Paris
+    parsed = doc(
+        ["The", "capital", "of", "France", "is", "Paris"],
+        [1, 4, 1, 2, 4, 4],
+        ["det", "nsubj", "prep", "pobj", "ROOT", "attr"],
+    )
+    assert mining.dependency_prompt(parsed, (3, 4), (5, 6)) == "capital of [X] is [Y]"
+
+
+def test_dependency_prompt_of_an_appositive():
+    # Paris , the capital of France , is large .
+    parsed = doc(
+        ["Paris", ",", "the", "capital", "of", "France", ",", "is", "large", "."],
+        [7, 0, 3, 0, 3, 4, 0, 7, 7, 7],
+        ["nsubj", "punct", "det", "appos", "prep", "pobj", "punct", "ROOT", "acomp", "punct"],
+    )
+    assert mining.dependency_prompt(parsed, (5, 6), (0, 1)) == "[Y] , the capital of [X]"
+
+
+def test_dependency_prompt_of_a_passive_with_multiword_mentions():
+    # Wolfgang Amadeus Mozart was born in Salzburg in 1756 .
+    parsed = doc(
+        ["Wolfgang", "Amadeus", "Mozart", "was", "born", "in", "Salzburg", "in", "1756", "."],
+        [2, 2, 4, 4, 4, 4, 5, 4, 7, 4],
+        ["compound", "compound", "nsubjpass", "auxpass", "ROOT", "prep", "pobj", "prep", "pobj", "punct"],
+    )
+    assert mining.dependency_prompt(parsed, (0, 3), (6, 7)) == "[X] was born in [Y]"
+    assert mining.shortest_path(parsed[2], parsed[6]) == [parsed[2], parsed[4], parsed[5], parsed[6]]
+
+
+def test_middle_word_prompts_in_both_orders():
+    text = "Mozart was born in Salzburg, Austria."
+    assert mining.middle_word_prompt(text, (0, 6), (19, 27)) == "[X] was born in [Y] ."
+    assert mining.middle_word_prompt(text, (19, 27), (0, 6)) == "[Y] was born in [X] ."
+    assert mining.middle_word_prompt("Salzburg's Mozart", (11, 17), (0, 8)) == "[Y] ' s [X] ."
+    assert mining.middle_word_prompt(text, (0, 6), (3, 10)) is None  # overlapping mentions
+
+
+@pytest.mark.parametrize(
+    "template, reason",
+    [
+        ("[X] was born in [Y] .", None),
+        ("capital of [X] is [Y]", None),
+        ("[X] , [Y] .", "only_stopwords"),
+        ("[X] and the [Y] .", "only_stopwords"),
+        ("[X] " + "word " * 11 + "[Y] .", "too_long"),
+        ("[X] was born in .", "placeholders"),
+        ("[X] met [X] in [Y] .", "placeholders"),
+    ],
+)
+def test_filters(template, reason):
+    assert mining.prompt_filter(template, STOP) == reason
+
+
+def test_ranking_keeps_the_most_frequent_per_relation_and_source_and_merges():
+    rows = (
+        [("P19", "[X] was born in [Y] .", "mid")] * 5
+        + [("P19", "[X] , born in [Y] .", "mid")] * 2
+        + [("P19", "[X] from [Y] .", "mid")] * 1
+        + [("P19", "[X] was born in [Y] .", "dep")] * 3
+        + [("P19", "born in [Y]", "dep")] * 4
+        + [("P36", "capital of [X] is [Y]", "dep")] * 2
+    )
+    candidates = pd.DataFrame(rows, columns=["relation", "template", "source"]).assign(example="s")
+    ranked = mining.rank(candidates, top=2)
+    assert ranked[["relation", "source", "template", "frequency"]].values.tolist() == [
+        ["P19", "dep", "born in [Y]", 4],
+        ["P19", "dep", "[X] was born in [Y] .", 3],
+        ["P19", "mid", "[X] was born in [Y] .", 5],
+        ["P19", "mid", "[X] , born in [Y] .", 2],
+        ["P36", "dep", "capital of [X] is [Y]", 2],
+    ]
+    merged = mining.merge(ranked, top=2)
+    assert merged[["relation", "template", "source", "frequency"]].values.tolist() == [
+        ["P19", "[X] was born in [Y] .", "dep+mid", 8],
+        ["P19", "born in [Y]", "dep", 4],
+        ["P36", "capital of [X] is [Y]", "dep", 2],
+    ]
+    prompts = mining.as_prompt_set(merged)
+    assert prompts[prompts["relation"] == "P19"]["rank"].tolist() == [0, 1]
+
+
+def test_mine_without_parser_is_middle_word_only_and_counts_drops():
+    matches = pd.DataFrame(
+        [
+            {
+                "relation": "P19",
+                "text": "Mozart was born in Salzburg.",
+                "sub_start": 0,
+                "sub_end": 6,
+                "obj_start": 19,
+                "obj_end": 27,
+            },
+            {
+                "relation": "P19",
+                "text": "Mozart and Salzburg.",
+                "sub_start": 0,
+                "sub_end": 6,
+                "obj_start": 11,
+                "obj_end": 19,
+            },
+        ]
+    )
+    candidates, dropped = mining.mine(matches, top=40)
+    assert candidates["template"].tolist() == ["[X] was born in [Y] ."] and set(candidates["source"]) == {"mid"}
+    assert dropped == {"mid:only_stopwords": 1}
+
+
+class HandParser:
+    """A stand-in for a trained spaCy pipeline (none can be downloaded here): ``pipe`` gives the
+    hand-built parse of each known sentence, as ``nlp.pipe`` would."""
+
+    def __init__(self, parses):
+        self.parses = parses
+
+    def pipe(self, texts, batch_size):
+        for text in texts:
+            words, heads, deps = self.parses[text]
+            parsed = Doc(Vocab(), words=words, heads=heads, deps=deps, spaces=[True] * (len(words) - 1) + [False])
+            assert parsed.text == text  # spaces as in the sentence, so character offsets line up
+            yield parsed
+
+
+def test_mine_with_a_parser_maps_character_mentions_to_tokens():
+    capital = "The capital of France is Paris ."
+    born = "Wolfgang Amadeus Mozart was born in Salzburg in 1756 ."
+    parser = HandParser(
+        {
+            capital: (
+                capital.split(),
+                [1, 4, 1, 2, 4, 4, 4],
+                ["det", "nsubj", "prep", "pobj", "ROOT", "attr", "punct"],
+            ),
+            born: (
+                born.split(),
+                [2, 2, 4, 4, 4, 4, 5, 4, 7, 4],
+                ["compound", "compound", "nsubjpass", "auxpass", "ROOT", "prep", "pobj", "prep", "pobj", "punct"],
+            ),
+        }
+    )
+    matches = pd.DataFrame(
+        [
+            # mentions as character offsets; "Mozart" alone (an alias) still reaches its token
+            {"relation": "P36", "text": capital, "sub_start": 15, "sub_end": 21, "obj_start": 25, "obj_end": 30},
+            {"relation": "P19", "text": born, "sub_start": 17, "sub_end": 23, "obj_start": 36, "obj_end": 44},
+        ]
+    )
+    candidates, dropped = mining.mine(matches, top=40, nlp=parser)
+    assert sorted(map(tuple, candidates[["relation", "template", "source"]].values)) == [
+        ("P19", "[X] was born in [Y]", "dep"),
+        ("P19", "[X] was born in [Y] .", "mid"),
+        ("P36", "capital of [X] is [Y]", "dep"),
+    ]
+    assert dropped == {"mid:only_stopwords": 1}  # "[X] is [Y] ."
+
+
+def test_missing_spacy_pipeline_says_how_to_install_it():
+    with pytest.raises(KnowprobeError, match="python -m spacy download en_core_web_nonexistent"):
+        mining.load_spacy("en_core_web_nonexistent")
+
+
+def test_distant_supervision_by_link_label_alias_and_redirect(tmp_path):
+    entities = pd.DataFrame(
+        {
+            "qid": ["Q1", "Q2", "Q3", "Q4"],
+            "label": ["Wolfgang Amadeus Mozart", "Salzburg", "Vienna", "Austria"],
+            "aliases": [["Mozart"], [], ["Wien"], []],
+            "enwiki": ["Wolfgang Amadeus Mozart", "Salzburg", "Vienna", "Austria"],
+        }
+    )
+    facts = pd.DataFrame(
+        {"relation": ["P19", "P20", "P17"], "sub_uri": ["Q1", "Q1", "Q2"], "obj_uri": ["Q2", "Q3", "Q4"]}
+    )
+    redirects = {"Salzburg (city)": "Salzburg"}
+    sentences = pd.DataFrame(
+        {
+            "title": ["Wolfgang Amadeus Mozart"] * 3,
+            "sentence": [0, 1, 2],
+            "text": ["Mozart was born in Salzburg.", "Mozart died in Wien.", "Mozartkugeln are sold in Salzburg."],
+            "link_start": [[19], [], []],
+            "link_end": [[27], [], []],
+            "link_target": [["Salzburg (city)"], [], []],
+        }
+    )
+    matches = distant.match_sentences(sentences, facts, entities, redirects)
+    assert matches[["relation", "sub_uri", "obj_uri", "sub_how", "obj_how"]].values.tolist() == [
+        ["P19", "Q1", "Q2", "alias", "link"],
+        ["P20", "Q1", "Q3", "alias", "alias"],
+    ]
+    first = matches.iloc[0]
+    assert first["text"][first["sub_start"] : first["sub_end"]] == "Mozart"
+    # "Mozartkugeln" holds "Mozart" but not on a word boundary: no match in sentence 2
+    # a Parquet file, as the rule reads it, gives the same, also one sentence per batch
+    sentences.to_parquet(tmp_path / "sentences.parquet")
+    for batch_rows in (1, 100_000):
+        from_file = distant.match_sentences(
+            pq.ParquetFile(tmp_path / "sentences.parquet"), facts, entities, redirects, batch_rows=batch_rows
+        )
+        assert from_file.columns.tolist() == matches.columns.tolist()
+        assert from_file.values.tolist() == matches.values.tolist()
+
+
+def test_name_hits_sit_on_word_boundaries_in_any_script():
+    entities = pd.DataFrame(
+        {"qid": ["Q1", "Q2"], "label": ["Köln", "Wien"], "aliases": [[], ["Vienna"]], "enwiki": ["Cologne", "Vienna"]}
+    )
+    matcher = distant.NameMatcher(entities, {"Q1", "Q2"})
+    texts = [
+        "Köln, Kölner Dom; Wien—Wiené Vienna",
+        "xWien éWien Wien",
+        # the texts lie back to back in the column's buffer: no name across two of them, and
+        # a text's edges are word boundaries even beside a letter of its neighbour
+        "Sail to Wi",
+        "en and Wienx",
+        "Wien",
+    ]
+    for column in (pa.array(texts), pa.array(texts, pa.large_string()), pa.array(["ä"] + texts).slice(1)):
+        rows, starts, ends, names = matcher.hits(column)
+        assert [(row, texts[row][s:e]) for row, s, e in zip(rows, starts, ends)] == [
+            (0, "Köln"),
+            (0, "Wien"),
+            (0, "Vienna"),
+            (1, "Wien"),
+            (4, "Wien"),
+        ]
+    rows, _, _, _ = matcher.hits(pa.array(["", ""]))
+    assert len(rows) == 0
+    data, _ = distant.utf8_buffer(pa.array(["aé1", "—x"]))
+    assert distant.alnum_at(data, np.array([0, 1, 3, 4, 7]), ending=False).tolist() == [True, True, True, False, True]
+    assert distant.alnum_at(data, np.array([0, 2, 3, 6, 7]), ending=True).tolist() == [True, True, True, False, True]

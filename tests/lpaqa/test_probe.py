@@ -1,0 +1,110 @@
+"""LPAQA's probe on the shared scoring layer: (fact, prompt) pairs, the probe contract, and the
+values against a LAMA-style full-forward reference."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from knowprobe import contracts, vocab
+from knowprobe.io import KnowprobeError
+from knowprobe.lpaqa import probe
+from knowprobe.prompts import fill_template
+from knowprobe.scoring import CausalLM, MaskedLM, ScoringSettings
+
+SUBJECTS = ["France", "Germany", "Italy", "Spain", "Dante", "Mozart", "Japan", "New York", "the capital of Austria"]
+OBJECTS = ["Paris", "Berlin", "Rome", "Madrid", "Florence", "Salzburg", "Tokyo", "Vienna", "Europe"]
+CANDIDATE_WORDS = OBJECTS + ["Asia", "French", "German", "city", "river", "king", "1756"]
+
+
+def benchmark(tokenizer):
+    facts = pd.DataFrame(
+        {
+            "relation": ["P1"] * 5 + ["P2"] * 4,
+            "fact_id": [f"f{i}" for i in range(9)],
+            "sub_label": SUBJECTS,
+            "obj_label": OBJECTS,
+        }
+    )
+    candidates = vocab.candidate_table(tokenizer, CANDIDATE_WORDS)
+    assert len(candidates) == len(CANDIDATE_WORDS)  # every candidate is one token of the tiny tokenizers
+    facts["obj_token_id"] = vocab.word_token_ids(tokenizer, list(facts["obj_label"]))
+    prompts = pd.DataFrame(
+        {
+            "relation": ["P1", "P1", "P2"],
+            "template": ["The capital of [X] is [Y] .", "[X] , a city in [Y] .", "[X] was born in [Y] ."],
+            "source": "manual",
+            "rank": 0,
+            "score": np.nan,
+        }
+    )
+    return facts, prompts, candidates
+
+
+def reference(model, tokenizer, texts, gold_ids, candidate_ids):
+    """A LAMA-style computation: full forward, log-softmax over the vocabulary, restrict, argmax."""
+    rows = []
+    with torch.no_grad():
+        for text, gold in zip(texts, gold_ids):
+            encoded = tokenizer(text, return_tensors="pt")
+            logits = model(**encoded).logits[0]
+            position = int((encoded["input_ids"][0] == tokenizer.mask_token_id).nonzero()[0, 0])
+            logprobs = torch.log_softmax(logits[position].float(), dim=-1)
+            restricted = logprobs[candidate_ids]
+            rows.append(
+                {
+                    "gold_logprob": float(logprobs[gold]),
+                    "gold_rank": int((restricted > logprobs[gold]).sum()),
+                    "prediction_id": int(candidate_ids[int(restricted.argmax())]),
+                    "sorted_logprobs": restricted.sort(descending=True).values.numpy(),
+                }
+            )
+    return rows
+
+
+def run_and_compare(model, tokenizer, settings, top_k):
+    facts, prompts, candidates = benchmark(tokenizer)
+    table = probe.probe(facts, prompts, MaskedLM(model, tokenizer, settings), candidates, top_k)
+    assert table.schema.equals(contracts.PROBE.arrow_schema())
+    table = table.to_pandas()
+    assert len(table) == 5 * 2 + 4
+    texts = [fill_template(t, s, tokenizer.mask_token) for t, s in zip(table["template"], table["sub_label"])]
+    expected = reference(
+        model, tokenizer, texts, table["obj_token_id"], torch.tensor(candidates["token_id"].to_numpy(copy=True))
+    )
+    for row, want in zip(table.itertuples(), expected):
+        assert row.gold_logprob == pytest.approx(want["gold_logprob"], abs=1e-4)
+        assert row.gold_rank == want["gold_rank"]
+        assert row.topk_ids[0] == want["prediction_id"]
+        np.testing.assert_allclose(row.topk_logprobs, want["sorted_logprobs"][:top_k], atol=1e-4)
+    return table
+
+
+@pytest.mark.parametrize("index", range(5), ids=["bert", "distilbert", "albert", "electra", "roberta"])
+def test_probe_matches_full_forward_reference(tiny_models, index):
+    _, model, tokenizer = tiny_models[index]
+    table = run_and_compare(model, tokenizer, ScoringSettings(device="cpu", batch_size=3, max_tokens=64), top_k=5)
+    assert table["topk_ids"].map(len).eq(5).all()
+    assert set(table["prediction"]) <= set(CANDIDATE_WORDS)
+
+
+def test_facts_without_prompts_are_reported(wordpiece_tokenizer, caplog):
+    facts, prompts, _ = benchmark(wordpiece_tokenizer)
+    with caplog.at_level("WARNING"):
+        pairs = probe.pair_facts_with_prompts(facts, prompts[prompts["relation"] == "P1"])
+    assert len(pairs) == 10
+    assert "4 facts of 1 relations have no prompt" in caplog.text
+
+
+def test_subject_holding_the_mask_token_is_an_error(tiny_bert, wordpiece_tokenizer):
+    facts, prompts, candidates = benchmark(wordpiece_tokenizer)
+    facts.loc[0, "sub_label"] = "[MASK]"
+    with pytest.raises(KnowprobeError, match="2 mask tokens"):
+        probe.probe(facts, prompts, MaskedLM(tiny_bert, wordpiece_tokenizer), candidates, 3)
+
+
+def test_a_causal_model_is_refused(tiny_causal_models, wordpiece_tokenizer):
+    _, model, tokenizer = tiny_causal_models[0]
+    facts, prompts, candidates = benchmark(wordpiece_tokenizer)
+    with pytest.raises(KnowprobeError, match="needs a model of kind masked"):
+        probe.probe(facts, prompts, CausalLM(model, tokenizer), candidates, 3)

@@ -1,0 +1,73 @@
+import pandas as pd
+import pytest
+
+from knowprobe import tables as render
+from knowprobe.io import KnowprobeError
+from knowprobe.lpaqa import tables
+
+
+def per_relation():
+    rows = []
+    for model in ["m"]:
+        for method, scores in [("Man", (0.5, 0.25, 1.0, 0.5)), ("Majority", (0.2, 0.1, 0.4, 0.3))]:
+            rows += [
+                dict(
+                    model=model,
+                    prompt_set="manual",
+                    method=method,
+                    dataset="trex",
+                    relation="P1",
+                    n_facts=4,
+                    n_objects=2,
+                    micro=scores[0],
+                    macro=scores[1],
+                ),
+                dict(
+                    model=model,
+                    prompt_set="manual",
+                    method=method,
+                    dataset="trex",
+                    relation="P2",
+                    n_facts=2,
+                    n_objects=1,
+                    micro=scores[2],
+                    macro=scores[3],
+                ),
+                dict(
+                    model=model,
+                    prompt_set="manual",
+                    method=method,
+                    dataset="google_re",
+                    relation="g",
+                    n_facts=3,
+                    n_objects=3,
+                    micro=scores[0],
+                    macro=scores[0],
+                ),
+            ]
+    return pd.DataFrame(rows)
+
+
+def test_summary_in_percent_with_majority_first_and_trex_first():
+    summary = tables.summary(per_relation())
+    assert summary["method"].tolist() == ["Majority", "Man"]
+    man = summary.set_index("method").loc["Man"]
+    assert man["T-REx micro"] == 75.0 and man["T-REx macro"] == 37.5 and man["Google-RE micro"] == 50.0
+    assert man["T-REx relations"] == 2 and man["T-REx facts"] == 6
+    assert tables.score_columns(summary)[:2] == ["T-REx micro", "T-REx macro"]
+
+
+def test_markdown_and_latex():
+    summary = tables.summary(per_relation())
+    columns = ["model", "method", *tables.score_columns(summary)]
+    markdown = render.to_markdown(summary, columns).splitlines()
+    assert markdown[0] == "| model | method | T-REx micro | T-REx macro | Google-RE micro | Google-RE macro |"
+    assert markdown[3] == "| m | Man | 75.0 | 37.5 | 50.0 | 50.0 |"
+    latex = render.to_latex(summary, columns, caption="P@1")
+    assert r"m & Man & 75.0 & 37.5 & 50.0 & 50.0 \\" in latex and r"\caption{P@1}" in latex
+
+
+def test_single_prompt_method_refuses_several_prompts():
+    frame = pd.DataFrame({"relation": ["P1", "P1"], "prompt_id": [0, 1], "template": ["a", "b"], "micro": [0, 1]})
+    with pytest.raises(KnowprobeError, match="relation P1 has 2 prompts"):
+        tables.single_prompt_results(frame, "Man")

@@ -1,0 +1,102 @@
+import json
+
+import pandas as pd
+import pytest
+
+from knowprobe.io import KnowprobeError
+from knowprobe.lpaqa import trex_train
+
+from conftest import require_shared
+
+
+@pytest.fixture
+def wikidata():
+    entities = pd.DataFrame(
+        {
+            "qid": [f"Q{i}" for i in range(1, 9)],
+            "label": ["France", "Paris", "Germany", "Berlin", "United Kingdom", "London", "Italy", "Roma"],
+        }
+    )
+    claims = pd.DataFrame(
+        {
+            "subject": ["Q1", "Q3", "Q5", "Q7", "Q3", "Q1", "Q99"],
+            "property": ["P36", "P36", "P36", "P36", "P36", "P17", "P36"],
+            "object": ["Q2", "Q4", "Q6", "Q8", "Q4", "Q1", "Q2"],
+            "rank": "normal",
+        }
+    )
+    test = pd.DataFrame({"relation": ["P36"], "sub_uri": ["Q1"], "obj_uri": ["Q2"]})
+    return entities, claims, test
+
+
+def test_filters_and_counts_every_dropped_pair(wikidata):
+    entities, claims, test = wikidata
+    candidates = [{"Paris", "Berlin", "London"}, {"Paris", "Berlin", "London", "Roma"}]  # Roma: one model only
+    facts, dropped = trex_train.build(claims, entities, test, ["P36"], candidates, per_relation=10)
+    assert facts[["sub_label", "obj_label"]].values.tolist() == [["Germany", "Berlin"]]
+    assert dict(zip(dropped["reason"], dropped["n"])) == {
+        "duplicate": 1,
+        "no_label": 1,
+        "not_single_word": 1,
+        "not_candidate": 1,
+        "in_test_set": 1,
+    }
+    assert set(facts.columns) >= {"relation", "sub_uri", "sub_label", "obj_uri", "obj_label", "origin"}
+
+
+def many_pairs(n=300):
+    entities = pd.DataFrame({"qid": [f"Q{i}" for i in range(2 * n)], "label": [f"w{i}" for i in range(2 * n)]})
+    claims = pd.DataFrame(
+        {
+            "subject": [f"Q{i}" for i in range(n)],
+            "property": "P19",
+            "object": [f"Q{n + i % 7}" for i in range(n)],
+            "rank": "normal",
+        }
+    )
+    return entities, claims, {f"w{n + k}" for k in range(7)}
+
+
+def test_same_seed_same_pairs_whatever_the_input_order():
+    entities, claims, words = many_pairs()
+    empty_test = pd.DataFrame(columns=["relation", "sub_uri", "obj_uri"])
+    first, dropped = trex_train.build(claims, entities, empty_test, ["P19"], [words], per_relation=50, seed=3)
+    shuffled = claims.sample(frac=1.0, random_state=1)
+    again, _ = trex_train.build(shuffled, entities, empty_test, ["P19"], [words], per_relation=50, seed=3)
+    other, _ = trex_train.build(claims, entities, empty_test, ["P19"], [words], per_relation=50, seed=4)
+    assert len(first) == 50 and dict(zip(dropped["reason"], dropped["n"])) == {"not_sampled": 250}
+    pd.testing.assert_frame_equal(first, again)
+    assert set(first["sub_uri"]) != set(other["sub_uri"])
+
+
+def test_statistics_as_lpaqa_table1():
+    facts = pd.DataFrame(
+        {
+            "relation": ["P1"] * 4 + ["P2"] * 2,
+            "sub_label": ["a", "a", "b", "c", "d", "e"],
+            "obj_label": ["x", "x", "y", "z", "x", "x"],
+        }
+    )
+    stats = trex_train.statistics(facts).set_index("relation")
+    assert stats.loc["P1", ["pairs", "unique_subjects", "unique_objects"]].tolist() == [4, 3, 3]
+    import math
+
+    assert stats.loc["P1", "object_entropy"] == pytest.approx(-(0.5 * math.log(0.5) + 2 * 0.25 * math.log(0.25)))
+    assert stats.loc["P2", "object_entropy"] == 0
+
+
+def test_lpaqa_release_reproduces_their_table1():
+    directory = require_shared("lpaqa", "TREx_train")
+    relations = sorted(p.stem for p in directory.glob("P*.jsonl"))
+    facts = trex_train.read_lpaqa(directory, relations)
+    assert len(facts) == 38896
+    table = trex_train.table1(trex_train.statistics(facts), "LPAQA release").set_index("statistic")
+    assert table["LPAQA release"].tolist() == table["LPAQA (Table 1)"].tolist() == [948.7, 880.1, 354.6, 4.4]
+
+
+def test_lpaqa_reader_errors(tmp_path):
+    with pytest.raises(KnowprobeError, match="P19.jsonl: file not found"):
+        trex_train.read_lpaqa(tmp_path, ["P19"])
+    (tmp_path / "P19.jsonl").write_text(json.dumps({"sub_uri": "Q1", "obj_uri": "Q2", "sub_label": "a"}) + "\n")
+    with pytest.raises(KnowprobeError, match="P19.jsonl:1: missing key 'obj_label'"):
+        trex_train.read_lpaqa(tmp_path, ["P19"])

@@ -1,0 +1,77 @@
+"""Each rule declares, as inputs, the knowprobe modules its script runs, derived from the imports.
+
+Snakemake reruns a rule when its script changes, not when a module the script imports does; the
+declaration makes an edit of a stage's module rerun that stage (tests/test_workflow.py shows it).
+"""
+
+import re
+
+from knowprobe import provenance
+
+from conftest import ROOT, smk_rules
+
+PACKAGE = ROOT / "workflow" / "scripts" / "knowprobe"
+# their output is the published file itself: a change to the download helper must not fetch it again
+DOWNLOAD_SCRIPTS = {"download", "download_dump", "download_model"}
+ALL_RULE_FILES = "\n".join(path.read_text() for path in sorted((ROOT / "workflow" / "rules").rglob("*.smk")))
+
+
+def test_every_rule_with_a_script_declares_the_modules_of_that_script():
+    checked = 0
+    for smk, name, body in smk_rules():
+        script = re.search(r'^\s*script:\s*\n\s*"[^"]*/([\w]+)\.py"', body, re.M)
+        if not script:
+            continue
+        declared = re.findall(r'^\s*code=code\("(\w+)"\),$', body, re.M)
+        unpacked = re.search(r"unpack\((\w+)\)", body)
+        if unpacked:  # inputs from a function: its "code" entry
+            function = re.search(rf"^def {unpacked.group(1)}\(.*?(?=^\S)", ALL_RULE_FILES, re.M | re.S).group(0)
+            declared += re.findall(r'"code": code\("(\w+)"\)', function)
+        if script.group(1) in DOWNLOAD_SCRIPTS:
+            assert declared == [], f"{smk.name}: download rule {name} must not declare code"
+        else:
+            assert declared == [script.group(1)], (
+                f"{smk.name}: rule {name} runs {script.group(1)}.py, declares {declared}"
+            )
+            checked += 1
+    assert checked > 25
+
+
+def relative(paths):
+    return {str(p.relative_to(PACKAGE)) for p in paths}
+
+
+def test_modules_are_followed_through_imports_of_every_form():
+    # the four rules whose hand-kept lists missed a module before the lists were derived
+    assert "tables.py" in relative(provenance.modules(ROOT / "workflow/scripts/lpaqa_mine_prompts.py"))
+    assert {"tables.py", "lpaqa/trex_train.py", "config.py", "contracts.py"} <= relative(
+        provenance.modules(ROOT / "workflow/scripts/lpaqa_trex_train_stats.py")
+    )
+    assert {"demo_model.py", "prompts.py", "io.py"} <= relative(
+        provenance.modules(ROOT / "workflow/scripts/train_demo_model.py")
+    )
+    assert {"prompts.py", "lpaqa/lama.py"} <= relative(
+        provenance.modules(ROOT / "workflow/scripts/lpaqa_manual_prompts.py")
+    )
+    # a subpackage's modules, its __init__, and lazy imports inside functions
+    probe = relative(provenance.modules(ROOT / "workflow/scripts/lpaqa_probe.py"))
+    scoring = {"scoring/__init__.py", "scoring/masked.py", "scoring/causal.py", "scoring/runtime.py"}
+    assert scoring | {"lpaqa/__init__.py", "models.py", "devices.py"} <= probe
+    paraphrase = relative(provenance.modules(ROOT / "workflow/scripts/lpaqa_paraphrase.py"))
+    assert "devices.py" in paraphrase  # imported inside HFTranslator.__init__
+    # an edit of a scorer reruns neither paraphrasing nor the candidate vocabularies
+    candidates = relative(provenance.modules(ROOT / "workflow/scripts/lpaqa_candidate_ids.py"))
+    assert not scoring & (paraphrase | candidates) and "models.py" in candidates
+
+
+def test_an_added_import_is_declared_without_anyone_writing_it_down(tmp_path):
+    script = tmp_path / "rule_script.py"
+    script.write_text("from knowprobe.io import rule_logging\n")
+    before = relative(provenance.modules(script))
+    script.write_text(
+        "from knowprobe.io import rule_logging\n\n\ndef later():\n    from knowprobe.lpaqa import mining\n"
+    )
+    after = relative(provenance.modules(script))
+    assert after - before >= {"lpaqa/mining.py", "lpaqa/__init__.py", "contracts.py", "config.py"}
+    modules, third_party = provenance.reach(script)
+    assert "spacy" in third_party and "knowprobe" not in third_party

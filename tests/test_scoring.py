@@ -1,0 +1,317 @@
+"""The shared scoring layer against plain one-example-at-a-time computations.
+
+Each reference runs the model's own forward on one unpadded sequence and reads log-softmax
+values; the scorers batch, pad (on the right and on the left), run the LM head only where a
+score is read, and must agree within 1e-4 in float32.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from knowprobe.io import KnowprobeError
+from knowprobe.scoring import CausalLM, MaskedLM, ScoringSettings
+from knowprobe.scoring.causal import PLAIN_HEAD_MODELS, causal_head
+from knowprobe.scoring.masked import mask_head
+from knowprobe.scoring.runtime import make_batches
+
+TOLERANCE = 1e-4
+SMALL_BATCHES = ScoringSettings(device="cpu", dtype="float32", batch_size=3, max_tokens=64, max_length=64)
+SIDES = ["right", "left"]
+# prefixes and continuations of different lengths, so that every batch is padded; "Germans" and
+# "Berlins" are two pieces in the WordPiece vocabulary, which the within-word variant sees
+PAIRS = [
+    ("A dog", "can bark ."),
+    ("The capital of France", "is Paris ."),
+    ("Mozart", "was born in Salzburg ."),
+    ("The river", "is in Europe"),
+    ("New York is a city in the", "Germans of Berlins"),
+    ("Paris", "is the capital of France , a city of Europe ."),
+]
+CANDIDATE_WORDS = ["Paris", "Berlin", "Rome", "Madrid", "Vienna", "Tokyo", "Europe", "Asia", "city", "river", "king"]
+
+
+def word_ids(tokenizer, words):
+    ids = [tokenizer(" " + w, add_special_tokens=False)["input_ids"] for w in words]
+    return [i[0] for i in ids if len(i) == 1]
+
+
+# --- references -----------------------------------------------------------------------------
+
+
+@torch.no_grad()
+def reference_logprobs(model, ids: list[int]) -> torch.Tensor:
+    """log-softmax of the model's own logits over one unpadded sequence."""
+    return torch.log_softmax(model(input_ids=torch.tensor([ids])).logits[0].float(), dim=-1)
+
+
+def reference_pll(model, tokenizer, prefix: str, continuation: str, within_word_l2r: bool) -> float:
+    """minicons' way: the prefix's token count (with [CLS]) marks where the scored tokens start."""
+    encoding = tokenizer(prefix + " " + continuation)
+    ids, words = encoding["input_ids"], encoding.word_ids()
+    start = sum(t not in (tokenizer.sep_token_id, tokenizer.pad_token_id) for t in tokenizer(prefix)["input_ids"])
+    special = set(tokenizer.all_special_ids)
+    targets = [p for p in range(start, len(ids)) if ids[p] not in special]
+    total = 0.0
+    for p in targets:
+        masked = list(ids)
+        for q in [p] + ([q for q in targets if q > p and words[q] == words[p]] if within_word_l2r else []):
+            masked[q] = tokenizer.mask_token_id
+        total += float(reference_logprobs(model, masked)[p, ids[p]])
+    return total
+
+
+def reference_continuation(model, tokenizer, prefix: str, continuation: str) -> float:
+    start = [] if tokenizer.bos_token_id is None else [tokenizer.bos_token_id]
+    before = start + (tokenizer(prefix, add_special_tokens=False)["input_ids"] if prefix else [])
+    text = prefix + " " + continuation if prefix else continuation
+    ids = start + tokenizer(text, add_special_tokens=False)["input_ids"]
+    assert ids[: len(before)] == before
+    logprobs = reference_logprobs(model, ids)
+    return sum(float(logprobs[p - 1, ids[p]]) for p in range(len(before), len(ids)))
+
+
+def reference_slot(logprobs: torch.Tensor, candidate_ids: list[int], target: int):
+    restricted = logprobs[candidate_ids]
+    return float(logprobs[target]), int((restricted > logprobs[target]).sum()), restricted.sort(descending=True).values
+
+
+def assert_candidates(scores, expected, top_k):
+    for row, (target_logprob, rank, ordered) in enumerate(expected):
+        assert abs(scores.target_logprobs[row, 0] - target_logprob) <= TOLERANCE
+        assert scores.target_ranks[row, 0] == rank
+        np.testing.assert_allclose(scores.topk_logprobs[row], ordered[:top_k].numpy(), atol=TOLERANCE)
+
+
+# --- masked LMs -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("side", SIDES)
+@pytest.mark.parametrize("index", range(5), ids=["bert", "distilbert", "albert", "electra", "roberta"])
+def test_masked_candidates_match_a_full_forward_reference(tiny_models, index, side):
+    name, model, tokenizer = tiny_models[index]
+    assert mask_head(model) is not None, f"{name}: the scorer should know this head"
+    scorer = MaskedLM(model, tokenizer, SMALL_BATCHES, padding_side=side)
+    assert scorer.padding_side == side
+    texts = [f"{prefix} {tokenizer.mask_token} ." for prefix, _ in PAIRS]
+    candidates = word_ids(tokenizer, CANDIDATE_WORDS)
+    targets = candidates[: len(texts)]
+    scores = scorer.candidate_logprobs(texts, candidates, targets, top_k=4)
+    expected = []
+    for text, target in zip(texts, targets):
+        ids = tokenizer(text)["input_ids"]
+        logprobs = reference_logprobs(model, ids)[ids.index(tokenizer.mask_token_id)]
+        expected.append(reference_slot(logprobs, candidates, target))
+    assert_candidates(scores, expected, 4)
+    assert set(scores.topk_ids.ravel()) <= set(candidates)
+
+
+def test_masked_candidates_at_the_second_of_two_masks(tiny_bert, wordpiece_tokenizer):
+    texts = ["[MASK] is the capital of [MASK] .", "The capital of [MASK] is [MASK] , a city ."]
+    candidates = word_ids(wordpiece_tokenizer, CANDIDATE_WORDS)
+    scores = MaskedLM(tiny_bert, wordpiece_tokenizer, SMALL_BATCHES).candidate_logprobs(
+        texts, candidates, [[candidates[0], candidates[1]]] * 2, top_k=3, masks=2, slot=1
+    )
+    for row, text in enumerate(texts):
+        ids = wordpiece_tokenizer(text)["input_ids"]
+        second = [p for p, t in enumerate(ids) if t == wordpiece_tokenizer.mask_token_id][1]
+        logprobs = reference_logprobs(tiny_bert, ids)[second]
+        np.testing.assert_allclose(scores.target_logprobs[row], logprobs[candidates[:2]].numpy(), atol=TOLERANCE)
+    with pytest.raises(KnowprobeError, match="has 2 mask tokens"):
+        MaskedLM(tiny_bert, wordpiece_tokenizer, SMALL_BATCHES).candidate_logprobs(texts, candidates)
+
+
+@pytest.mark.parametrize("within_word_l2r", [False, True], ids=["original", "within_word_l2r"])
+@pytest.mark.parametrize("side", SIDES)
+@pytest.mark.parametrize("index", [0, 4], ids=["bert", "roberta"])
+def test_conditional_pll_matches_masking_one_token_at_a_time(tiny_models, index, side, within_word_l2r):
+    _, model, tokenizer = tiny_models[index]
+    scorer = MaskedLM(model, tokenizer, SMALL_BATCHES, padding_side=side)
+    assert scorer.padding_side == side
+    prefixes, continuations = map(list, zip(*PAIRS))
+    got = scorer.conditional_logprob(prefixes, continuations, within_word_l2r=within_word_l2r)
+    want = [reference_pll(model, tokenizer, p, c, within_word_l2r) for p, c in PAIRS]
+    np.testing.assert_allclose(got, want, atol=TOLERANCE)
+
+
+def test_within_word_l2r_differs_only_for_words_of_several_pieces(tiny_bert, wordpiece_tokenizer):
+    scorer = MaskedLM(tiny_bert, wordpiece_tokenizer, SMALL_BATCHES)
+    one_piece = scorer.conditional_logprob(["A dog"], ["can bark ."])
+    assert scorer.conditional_logprob(["A dog"], ["can bark ."], within_word_l2r=True) == pytest.approx(one_piece)
+    assert wordpiece_tokenizer.tokenize("Germans") == ["German", "##s"]
+    several = (
+        scorer.conditional_logprob(["The"], ["Germans"]),
+        scorer.conditional_logprob(["The"], ["Germans"], within_word_l2r=True),
+    )
+    # a random model's distributions are nearly flat: the difference is small, but far above rounding
+    assert abs(several[0][0] - several[1][0]) > 1e-5
+
+
+# --- causal LMs -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("side", SIDES)
+@pytest.mark.parametrize("index", range(3), ids=["gpt2", "llama", "qwen2"])
+def test_continuation_logprob_matches_a_full_forward_reference(tiny_causal_models, index, side):
+    _, model, tokenizer = tiny_causal_models[index]
+    scorer = CausalLM(model, tokenizer, SMALL_BATCHES, padding_side=side)
+    assert scorer.padding_side == side
+    pairs = PAIRS + ([("", "Paris is the capital of France .")] if tokenizer.bos_token_id is not None else [])
+    prefixes, continuations = map(list, zip(*pairs))
+    got = scorer.conditional_logprob(prefixes, continuations)
+    want = [reference_continuation(model, tokenizer, p, c) for p, c in pairs]
+    np.testing.assert_allclose(got, want, atol=TOLERANCE)
+
+
+@pytest.mark.parametrize("side", SIDES)
+@pytest.mark.parametrize("index", range(3), ids=["gpt2", "llama", "qwen2"])
+def test_next_token_candidates_match_a_full_forward_reference(tiny_causal_models, index, side):
+    _, model, tokenizer = tiny_causal_models[index]
+    scorer = CausalLM(model, tokenizer, SMALL_BATCHES, padding_side=side)
+    assert scorer.padding_side == side
+    prefixes = [prefix + " " + continuation.split()[0] for prefix, continuation in PAIRS]
+    candidates = word_ids(tokenizer, CANDIDATE_WORDS)
+    assert len(candidates) == len(CANDIDATE_WORDS)  # each word one token with its leading space
+    targets = candidates[: len(prefixes)]
+    scores = scorer.candidate_logprobs(prefixes, candidates, targets, top_k=5)
+    start = [] if tokenizer.bos_token_id is None else [tokenizer.bos_token_id]
+    expected = [
+        reference_slot(
+            reference_logprobs(model, start + tokenizer(p, add_special_tokens=False)["input_ids"])[-1], candidates, t
+        )
+        for p, t in zip(prefixes, targets)
+    ]
+    assert_candidates(scores, expected, 5)
+
+
+def test_a_model_without_bos_needs_a_prefix(tiny_causal_models):
+    _, model, tokenizer = tiny_causal_models[2]
+    scorer = CausalLM(model, tokenizer, SMALL_BATCHES)
+    with pytest.raises(KnowprobeError, match="no BOS token"):
+        scorer.conditional_logprob([""], ["Paris is a city ."])
+    with pytest.raises(KnowprobeError, match="no BOS token"):
+        scorer.candidate_logprobs([""], [1, 2])
+
+
+def tiny_causal(name, vocab_size):
+    import transformers as t
+
+    small = dict(
+        hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4, max_position_embeddings=64
+    )
+    configs = {
+        "GPT2LMHeadModel": lambda: t.GPT2Config(vocab_size=vocab_size, n_embd=32, n_layer=2, n_head=2, n_positions=64),
+        "GPTNeoForCausalLM": lambda: t.GPTNeoConfig(
+            vocab_size=vocab_size, hidden_size=32, num_layers=2, num_heads=2, attention_types=[[["global", "local"], 1]]
+        ),
+        "GPTNeoXForCausalLM": lambda: t.GPTNeoXConfig(vocab_size=vocab_size, **small),
+        "LlamaForCausalLM": lambda: t.LlamaConfig(vocab_size=vocab_size, num_key_value_heads=2, **small),
+        "MistralForCausalLM": lambda: t.MistralConfig(vocab_size=vocab_size, num_key_value_heads=2, **small),
+        "Qwen2ForCausalLM": lambda: t.Qwen2Config(vocab_size=vocab_size, num_key_value_heads=2, **small),
+    }
+    torch.manual_seed(0)
+    return getattr(t, name)(configs[name]()).eval()
+
+
+@pytest.mark.parametrize("name", sorted(PLAIN_HEAD_MODELS))
+def test_plain_heads_give_the_models_own_logits(name):
+    model = tiny_causal(name, vocab_size=97)
+    ids = torch.randint(0, 97, (2, 9), generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        via_head = causal_head(model)(model.base_model(input_ids=ids)[0])
+        assert torch.allclose(via_head, model(input_ids=ids).logits, atol=1e-5)
+
+
+def test_unknown_heads_fall_back_to_full_logits(tiny_causal_models, monkeypatch, caplog):
+    from knowprobe.scoring import causal
+
+    _, model, tokenizer = tiny_causal_models[0]
+    monkeypatch.setattr(causal, "PLAIN_HEAD_MODELS", frozenset())
+    with caplog.at_level("WARNING"):
+        scorer = CausalLM(model, tokenizer, SMALL_BATCHES)
+    assert "no known plain LM head" in caplog.text
+    got = scorer.conditional_logprob(["A dog"], ["can bark ."])
+    assert got[0] == pytest.approx(reference_continuation(model, tokenizer, "A dog", "can bark ."), abs=TOLERANCE)
+
+
+# --- the shared runtime ---------------------------------------------------------------------
+
+
+def test_batches_cover_every_input_once_within_limits():
+    rng = np.random.default_rng(0)
+    lengths = rng.integers(5, 40, size=500)
+    batches = make_batches(lengths, batch_size=16, max_tokens=300)
+    flat = np.concatenate(batches)
+    assert sorted(flat.tolist()) == list(range(500))
+    for batch in batches:
+        assert len(batch) <= 16
+        assert len(batch) * lengths[batch].max() <= 300
+    assert all(np.diff(lengths[flat]) >= 0)  # sorted by length: little padding
+
+
+@pytest.mark.parametrize("kind", ["masked", "causal"])
+def test_out_of_memory_halves_the_batch_and_goes_on(
+    tiny_bert, wordpiece_tokenizer, tiny_causal_models, kind, monkeypatch, caplog
+):
+    if kind == "masked":
+        scorer = MaskedLM(tiny_bert, wordpiece_tokenizer, ScoringSettings(device="cpu", batch_size=8))
+    else:
+        _, model, tokenizer = tiny_causal_models[0]
+        scorer = CausalLM(model, tokenizer, ScoringSettings(device="cpu", batch_size=8))
+    expected = scorer.conditional_logprob(*map(list, zip(*PAIRS)))
+    original, seen = scorer.logits_at, []
+
+    def fragile(sequences, *args):
+        seen.append(len(sequences))
+        if len(sequences) > 2:
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+        return original(sequences, *args)
+
+    monkeypatch.setattr(scorer, "logits_at", fragile)
+    with caplog.at_level("WARNING"):
+        got = scorer.conditional_logprob(*map(list, zip(*PAIRS)))
+    assert "batch_size=4" in caplog.text and "batch_size=2" in caplog.text
+    assert max(seen[-3:]) <= 2
+    np.testing.assert_allclose(got, expected, atol=TOLERANCE)
+
+
+def test_other_runtime_errors_are_not_swallowed(tiny_bert, wordpiece_tokenizer, monkeypatch):
+    scorer = MaskedLM(tiny_bert, wordpiece_tokenizer, SMALL_BATCHES)
+
+    def broken(*args):
+        raise RuntimeError("shape mismatch")
+
+    monkeypatch.setattr(scorer, "logits_at", broken)
+    with pytest.raises(RuntimeError, match="shape mismatch"):
+        scorer.conditional_logprob(["A dog"], ["can bark ."])
+
+
+def test_inputs_longer_than_max_length_are_an_error_naming_them(tiny_bert, wordpiece_tokenizer):
+    scorer = MaskedLM(tiny_bert, wordpiece_tokenizer, ScoringSettings(device="cpu", max_length=8))
+    with pytest.raises(KnowprobeError, match="more than scoring.max_length=8"):
+        scorer.conditional_logprob(["The capital of France"], ["is Paris , a city of Europe ."])
+
+
+def test_load_gives_the_scorer_of_the_declared_kind(tmp_path, tiny_bert, wordpiece_tokenizer, tiny_causal_models):
+    from knowprobe import scoring
+
+    tiny_bert.save_pretrained(tmp_path / "bert")
+    wordpiece_tokenizer.save_pretrained(tmp_path / "bert")
+    _, gpt2, gpt2_tokenizer = tiny_causal_models[0]
+    gpt2.save_pretrained(tmp_path / "gpt2")
+    gpt2_tokenizer.save_pretrained(tmp_path / "gpt2")
+    settings = ScoringSettings(device="cpu")
+    assert isinstance(scoring.load(tmp_path / "bert", "masked", settings), MaskedLM)
+    assert isinstance(scoring.load(tmp_path / "gpt2", "causal", settings), CausalLM)
+    with pytest.raises(KnowprobeError, match="no mask token, but the config says kind: masked"):
+        scoring.load(tmp_path / "gpt2", "masked", settings)
+
+
+def test_dtype_and_device_choice():
+    from knowprobe.devices import resolve_device, resolve_dtype
+
+    assert resolve_dtype("auto", torch.device("cpu")) == torch.float32
+    assert resolve_dtype("bfloat16", torch.device("cpu")) == torch.bfloat16
+    assert resolve_device("cpu").type == "cpu"

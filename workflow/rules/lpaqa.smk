@@ -1,0 +1,33 @@
+# LPAQA (Jiang et al., How Can We Know What Language Models Know?, TACL 2020), a study slice:
+# its rules (this file and workflow/rules/lpaqa/), its package (knowprobe.lpaqa), its config
+# section (workflow/schemas/lpaqa.schema.yaml), its report category, docs/lpaqa.md and its tests.
+#
+#   LAMA data.zip ─► facts (T-REx, Google-RE test) ─┐          Wikidata ─► T-REx-train (train split)
+#   common vocab ─► candidates per model ─► filter ─┼─► probe ─► P@1 ─► tables, figures
+#   manual, mined (Wikipedia) and paraphrased prompts┘
+
+
+include: "lpaqa/common.smk"
+include: "lpaqa/lama.smk"
+include: "lpaqa/vocab.smk"
+include: "lpaqa/trex_train.smk"
+include: "lpaqa/wikipedia.smk"
+include: "lpaqa/mining.smk"
+include: "lpaqa/probe.smk"
+include: "lpaqa/paraphrase.smk"
+include: "lpaqa/tables.smk"
+
+
+# the study's target: snakemake lpaqa
+rule lpaqa:
+    input:
+        lpaqa_outputs(),
+
+
+localrules:
+    lpaqa,
+
+
+# what rule all asks for when lpaqa is in `studies`, and LPAQA's part of the demo models' corpus
+STUDY_OUTPUTS["lpaqa"] = lpaqa_outputs
+DEMO_CORPORA["lpaqa"] = rules.lpaqa_demo_corpus.output

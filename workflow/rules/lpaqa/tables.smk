@@ -1,0 +1,75 @@
+# LPAQA's tables and figures.
+
+
+rule lpaqa_tables:
+    input:
+        manual=expand(
+            rules.lpaqa_evaluate.output[0],
+            model=LPAQA_MODELS,
+            prompt_set="manual",
+            dataset=LPAQA_DATASETS,
+            split="test",
+        ),
+        majority=expand(rules.lpaqa_majority.output[0], model=LPAQA_MODELS, dataset=LPAQA_DATASETS, split="test"),
+        dropped=expand(
+            rules.lpaqa_filter_facts.output.dropped, model=LPAQA_MODELS, dataset=LPAQA_DATASETS, split="test"
+        ),
+        code=code("lpaqa_tables"),
+    output:
+        markdown="results/lpaqa/tables/baseline.md",
+        csv=report(
+            "results/lpaqa/tables/baseline.csv",
+            caption="../../report/lpaqa/baseline.rst",
+            category="LPAQA",
+            subcategory="Results",
+            labels={"table": "manual-prompt baseline (Tables 2 and 3: Majority, Man)"},
+        ),
+        latex="results/lpaqa/tables/baseline.tex",
+        per_relation=report(
+            "results/lpaqa/tables/per_relation.csv",
+            caption="../../report/lpaqa/per_relation.rst",
+            category="LPAQA",
+            subcategory="Results",
+            labels={"table": "P@1 per relation"},
+        ),
+        dropped=report(
+            "results/lpaqa/tables/dropped_facts.csv",
+            caption="../../report/lpaqa/dropped_facts.rst",
+            category="LPAQA",
+            subcategory="Data",
+            labels={"table": "facts dropped by LAMA's filter"},
+        ),
+    log:
+        "logs/lpaqa/tables.log",
+    conda:
+        "../../../envs/lama.yaml"
+    params:
+        models=LPAQA_MODELS,
+        datasets=LPAQA_DATASETS,
+    script:
+        "../../scripts/lpaqa_tables.py"
+
+
+rule lpaqa_baseline_figure:
+    input:
+        per_relation=rules.lpaqa_tables.output.per_relation,
+        code=code("lpaqa_baseline_figure"),
+    output:
+        **figure(
+            "results/lpaqa/figures/baseline_per_relation",
+            caption="../../report/lpaqa/baseline_figure.rst",
+            category="LPAQA",
+            subcategory="Results",
+            labels={"figure": "micro P@1 per relation: Man and Majority"},
+        ),
+    log:
+        "logs/lpaqa/baseline_figure.log",
+    conda:
+        "../../../envs/lama.yaml"
+    script:
+        "../../scripts/lpaqa_baseline_figure.py"
+
+
+localrules:
+    lpaqa_tables,
+    lpaqa_baseline_figure,

@@ -1,0 +1,60 @@
+# Candidate vocabularies (LAMA's common vocabulary as single tokens of each model) and LAMA's
+# per-model fact filter, for every dataset split.
+
+
+rule lpaqa_candidate_words:
+    input:
+        common=common_vocab(),
+        models=[model_dir(name) for name in LPAQA_MODELS] if LPAQA["vocab"]["mode"] == "intersection" else [],
+        code=code("lpaqa_candidate_words"),
+    output:
+        "results/lpaqa/vocab/words.txt",
+    log:
+        "logs/lpaqa/vocab/words.log",
+    conda:
+        "../../../envs/probe.yaml"
+    params:
+        mode=LPAQA["vocab"]["mode"],
+        models=LPAQA_MODELS,
+    script:
+        "../../scripts/lpaqa_candidate_words.py"
+
+
+rule lpaqa_candidate_ids:
+    input:
+        words=[] if LPAQA["vocab"]["mode"] == "model" else rules.lpaqa_candidate_words.output[0],
+        model=model_input,
+        code=code("lpaqa_candidate_ids"),
+    output:
+        "results/lpaqa/vocab/{model}.parquet",
+    log:
+        "logs/lpaqa/vocab/{model}.log",
+    conda:
+        "../../../envs/probe.yaml"
+    params:
+        mode=LPAQA["vocab"]["mode"],
+    script:
+        "../../scripts/lpaqa_candidate_ids.py"
+
+
+rule lpaqa_filter_facts:
+    input:
+        facts=LPAQA_FACTS,
+        candidates=rules.lpaqa_candidate_ids.output[0],
+        model=model_input,
+        code=code("lpaqa_filter_facts"),
+    output:
+        facts="results/lpaqa/filtered/{model}/{dataset}/{split}.parquet",
+        dropped="results/lpaqa/filtered/{model}/{dataset}/{split}.dropped.csv",
+    log:
+        "logs/lpaqa/filter_facts/{model}/{dataset}/{split}.log",
+    conda:
+        "../../../envs/probe.yaml"
+    script:
+        "../../scripts/lpaqa_filter_facts.py"
+
+
+localrules:
+    lpaqa_candidate_words,
+    lpaqa_candidate_ids,
+    lpaqa_filter_facts,

@@ -1,0 +1,397 @@
+"""Data contracts: the Arrow schema of every Parquet table that rules pass to each other.
+
+Writers cast to the contract (:func:`write`, :class:`PartWriter`), so a table's columns and
+types never depend on how pandas happened to build it; readers check it (:func:`read`,
+:func:`check`), so a file from another version, or not a table of that kind at all, is one line
+naming the file and the column. The contract's name and version travel in the Parquet metadata.
+``docs/contracts.md`` is generated from this module (``python -m knowprobe.contracts``) and a
+test holds it, and the demo's outputs, to these schemas.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .io import PARQUET_ROW_GROUP, KnowprobeError, atomic_path
+
+VERSION = "1"  # raised when a contract changes in a way old files cannot be read as
+
+
+@dataclass(frozen=True)
+class Contract:
+    name: str
+    description: str
+    paths: tuple[str, ...]  # where the workflow writes such tables (globs, relative to the project)
+    schema: pa.Schema
+
+    @property
+    def columns(self) -> list[str]:
+        return self.schema.names
+
+    def arrow_schema(self) -> pa.Schema:
+        """The schema with the contract's name and version in its metadata, as files carry it."""
+        return self.schema.with_metadata({"knowprobe.contract": self.name, "knowprobe.version": VERSION})
+
+
+def column(name: str, type_: pa.DataType, doc: str) -> pa.Field:
+    return pa.field(name, type_, metadata={"doc": doc})
+
+
+def contract(name: str, description: str, paths: tuple[str, ...], *fields: pa.Field) -> Contract:
+    return Contract(name, description, paths, pa.schema(list(fields)))
+
+
+_FACT_FIELDS = (
+    column("relation", pa.string(), "relation id: a Wikidata property (P19) or a Google-RE relation (place_of_birth)"),
+    column("fact_id", pa.string(), "unique within the table: LAMA's uuid, or relation-subject-object"),
+    column("sub_uri", pa.string(), "subject's Wikidata id (or Freebase id in Google-RE)"),
+    column("sub_label", pa.string(), "subject's label, put in [X]"),
+    column("obj_uri", pa.string(), "object's Wikidata id (or Freebase id)"),
+    column("obj_label", pa.string(), "object's label, the answer"),
+    column("origin", pa.string(), "lama-trex, lama-google-re, wikidata or lpaqa"),
+    column("judgments_yes", pa.int64(), "Google-RE raters who judged the fact supported (0 elsewhere)"),
+    column("judgments_no", pa.int64(), "Google-RE raters who did not"),
+)
+
+FACTS = contract(
+    "facts",
+    "Facts of one dataset and split, as imported (nothing filtered).",
+    ("results/lpaqa/facts/*/*.parquet",),
+    *_FACT_FIELDS,
+)
+MODEL_FACTS = contract(
+    "model_facts",
+    "The facts one model is probed on: those LAMA's filter keeps for it.",
+    ("results/lpaqa/filtered/*/*/*.parquet",),
+    *_FACT_FIELDS,
+    column("obj_token_id", pa.int64(), "the object's single word-initial token id in this model"),
+)
+PROMPTS = contract(
+    "prompts",
+    "A prompt set: templates with exactly one [X] and one [Y] per relation.",
+    ("results/lpaqa/prompts/*.parquet", "results/lpaqa/paraphrase/seeds/*.parquet"),
+    column("relation", pa.string(), "relation id"),
+    column("template", pa.string(), "e.g. '[X] was born in [Y] .'"),
+    column("source", pa.string(), "manual, mid, dep, dep+mid, paraphrase-of-SET"),
+    column("rank", pa.int32(), "0 = best within the relation, by the set's own score"),
+    column(
+        "score", pa.float64(), "frequency (mined), round-trip log-prob (paraphrases), train P@1 (seeds); NaN for manual"
+    ),
+)
+CANDIDATES = contract(
+    "candidates",
+    "A model's candidate vocabulary: the words P@1 ranks, as single word-initial tokens.",
+    ("results/lpaqa/vocab/*.parquet",),
+    column("word", pa.string(), "candidate word"),
+    column("token_id", pa.int64(), "its token id in the model (sorted ascending)"),
+)
+PROBE = contract(
+    "probe",
+    "One model's scores for every (fact, prompt) of a prompt set on a dataset split: enough for "
+    "P@1 and for selecting and ensembling prompts without running the model again.",
+    ("results/lpaqa/probe/*/*/*/*.parquet",),
+    column("relation", pa.string(), "relation id"),
+    column("fact_id", pa.string(), "the fact"),
+    column("sub_label", pa.string(), "subject label"),
+    column("obj_label", pa.string(), "gold object label"),
+    column("obj_token_id", pa.int64(), "gold object token id"),
+    column("prompt_id", pa.int32(), "row of the prompt set"),
+    column("template", pa.string(), "the prompt"),
+    column("source", pa.string(), "the prompt's source"),
+    column("gold_logprob", pa.float32(), "log-prob of the gold object at the mask, over the full vocabulary"),
+    column("gold_rank", pa.int32(), "candidates scoring strictly higher than the gold object (0: correct)"),
+    column("prediction", pa.string(), "the best candidate word"),
+    column("topk_ids", pa.list_(pa.int32()), "the lpaqa.probe.top_k best candidates' token ids, best first"),
+    column("topk_logprobs", pa.list_(pa.float32()), "their log-probs"),
+)
+PROMPT_METRICS = contract(
+    "prompt_metrics",
+    "P@1 of every prompt of a prompt set, per relation.",
+    ("results/lpaqa/metrics/*/*/*/*.parquet",),
+    column("model", pa.string(), "model name"),
+    column("prompt_set", pa.string(), "prompt set"),
+    column("dataset", pa.string(), "trex or google_re"),
+    column("split", pa.string(), "test, train or dev"),
+    column("relation", pa.string(), "relation id"),
+    column("prompt_id", pa.int32(), "row of the prompt set"),
+    column("template", pa.string(), "the prompt"),
+    column("n_facts", pa.int64(), "facts probed"),
+    column("n_objects", pa.int64(), "unique gold objects"),
+    column("micro", pa.float64(), "share of facts whose gold object ranks first"),
+    column("macro", pa.float64(), "mean over unique objects of their facts' accuracy"),
+)
+RESULTS = contract(
+    "results",
+    "Per-relation P@1 of a method (one prediction per fact): what the tables average.",
+    ("results/lpaqa/majority/*/*/*.parquet",),
+    column("model", pa.string(), "model name"),
+    column("prompt_set", pa.string(), "prompt set ('-' for baselines without prompts)"),
+    column("method", pa.string(), "Majority, Man, Top1, ..."),
+    column("dataset", pa.string(), "trex or google_re"),
+    column("split", pa.string(), "test, train or dev"),
+    column("relation", pa.string(), "relation id"),
+    column("n_facts", pa.int64(), "facts"),
+    column("n_objects", pa.int64(), "unique gold objects"),
+    column("micro", pa.float64(), "micro P@1 of the relation"),
+    column("macro", pa.float64(), "macro P@1 of the relation"),
+)
+ENTITIES = contract(
+    "entities",
+    "Wikidata items with an English (or mul) label.",
+    ("results/wikidata/entities.parquet", "results/wikidata/parts/entities-*.parquet"),
+    column("qid", pa.string(), "item id"),
+    column("label", pa.string(), "English label, or the mul label where there is no English one"),
+    column("label_lang", pa.string(), "en or mul"),
+    column("aliases", pa.list_(pa.string()), "English (or mul) aliases"),
+    column("aliases_lang", pa.string(), "en or mul (null without aliases)"),
+    column("enwiki", pa.string(), "English Wikipedia sitelink title (null without one)"),
+)
+CLAIMS = contract(
+    "claims",
+    "Item-valued statements of the configured properties, deprecated ones dropped.",
+    ("results/wikidata/claims.parquet", "results/wikidata/parts/claims-*.parquet"),
+    column("subject", pa.string(), "subject item id"),
+    column("property", pa.string(), "property id"),
+    column("object", pa.string(), "object item id"),
+    column("rank", pa.string(), "normal or preferred"),
+)
+SENTENCES = contract(
+    "sentences",
+    "Sentences of Wikipedia articles with the spans of their links.",
+    ("results/lpaqa/wikipedia/parts/sentences-*.parquet",),
+    column("page_id", pa.int64(), "article's page id"),
+    column("title", pa.string(), "article's title"),
+    column("sentence", pa.int32(), "sentence number within the article"),
+    column("text", pa.string(), "the sentence, markup removed"),
+    column("link_start", pa.list_(pa.int32()), "character offsets where links start"),
+    column("link_end", pa.list_(pa.int32()), "and end"),
+    column("link_target", pa.list_(pa.string()), "normalized target titles"),
+)
+REDIRECTS = contract(
+    "redirects",
+    "Wikipedia redirects.",
+    ("results/lpaqa/wikipedia/redirects.parquet", "results/lpaqa/wikipedia/parts/redirects-*.parquet"),
+    column("title", pa.string(), "redirect page title"),
+    column("target", pa.string(), "the title it redirects to"),
+)
+MATCHES = contract(
+    "matches",
+    "Sentences that mention both the subject and the object of a T-REx-train fact.",
+    ("results/lpaqa/mining/matches.parquet", "results/lpaqa/mining/parts/matches-*.parquet"),
+    column("relation", pa.string(), "relation id"),
+    column("sub_uri", pa.string(), "subject item"),
+    column("obj_uri", pa.string(), "object item"),
+    column("title", pa.string(), "article"),
+    column("sentence", pa.int32(), "sentence number in the article"),
+    column("text", pa.string(), "the sentence"),
+    column("sub_start", pa.int64(), "subject mention's first character"),
+    column("sub_end", pa.int64(), "and end"),
+    column("sub_how", pa.string(), "link, label or alias"),
+    column("obj_start", pa.int64(), "object mention's first character"),
+    column("obj_end", pa.int64(), "and end"),
+    column("obj_how", pa.string(), "link, label or alias"),
+)
+MINED = contract(
+    "mined",
+    "Mined prompts ranked by frequency, per relation and kind (mid, dep).",
+    ("results/lpaqa/mining/ranked.parquet",),
+    column("relation", pa.string(), "relation id"),
+    column("template", pa.string(), "the prompt"),
+    column("source", pa.string(), "mid or dep"),
+    column("frequency", pa.int64(), "matched sentences that gave it"),
+    column("example", pa.string(), "one of those sentences"),
+)
+PARAPHRASE_CANDIDATES = contract(
+    "paraphrase_candidates",
+    "Every round-trip candidate of every seed (B squared per seed), kept or not.",
+    ("results/lpaqa/paraphrase/*/candidates.parquet",),
+    column("relation", pa.string(), "relation id"),
+    column("seed", pa.string(), "the seed template"),
+    column("source_text", pa.string(), "the seed as translated, with stand-ins"),
+    column("german_rank", pa.int64(), "rank of the German hypothesis"),
+    column("german", pa.string(), "German hypothesis"),
+    column("english_rank", pa.int64(), "rank of the English hypothesis for that German one"),
+    column("english", pa.string(), "back-translation"),
+    column("forward_logprob", pa.float64(), "log P(german | seed), eos included"),
+    column("forward_tokens", pa.int64(), "German tokens scored"),
+    column("backward_logprob", pa.float64(), "log P(english | german)"),
+    column("backward_tokens", pa.int64(), "English tokens scored"),
+    column("forward_score", pa.float64(), "forward log-prob, per token if length-normalized"),
+    column("backward_score", pa.float64(), "backward log-prob, per token if length-normalized"),
+    column("score", pa.float64(), "forward_score + backward_score"),
+    column("paraphrase", pa.string(), "the template (null when a placeholder broke)"),
+    column("problem", pa.string(), "why there is no template (null when there is)"),
+)
+PARAPHRASES = contract(
+    "paraphrases",
+    "The kept paraphrases: the top T distinct templates per relation.",
+    ("results/lpaqa/paraphrase/*/paraphrases.parquet",),
+    column("relation", pa.string(), "relation id"),
+    column("seed", pa.string(), "the seed template"),
+    column("paraphrase", pa.string(), "the template"),
+    column("german", pa.string(), "the German pivot"),
+    column("forward_score", pa.float64(), "forward score"),
+    column("backward_score", pa.float64(), "backward score"),
+    column("score", pa.float64(), "round-trip score"),
+    column("rank", pa.int64(), "0 = best within the relation"),
+)
+
+DEMO_CORPUS = contract(
+    "demo_corpus",
+    "A study's part of the demo models' training corpus: its facts written out as sentences.",
+    ("results/*/demo/corpus.parquet",),
+    column("text", pa.string(), "a sentence"),
+    column("object_start", pa.int64(), "first character of the object, which training masks more often"),
+    column("object_end", pa.int64(), "end of the object"),
+)
+
+CONTRACTS = {
+    c.name: c
+    for c in (
+        FACTS,
+        MODEL_FACTS,
+        PROMPTS,
+        CANDIDATES,
+        PROBE,
+        PROMPT_METRICS,
+        RESULTS,
+        ENTITIES,
+        CLAIMS,
+        SENTENCES,
+        REDIRECTS,
+        MATCHES,
+        MINED,
+        PARAPHRASE_CANDIDATES,
+        PARAPHRASES,
+        DEMO_CORPUS,
+    )
+}
+
+
+def to_table(frame: pd.DataFrame | pa.Table, contract: Contract) -> pa.Table:
+    """``frame`` cast to the contract (exactly its columns, in its order, of its types)."""
+    table = frame if isinstance(frame, pa.Table) else pa.Table.from_pandas(frame, preserve_index=False)
+    missing = [name for name in contract.columns if name not in table.column_names]
+    extra = [name for name in table.column_names if name not in contract.columns]
+    if missing or extra:
+        raise ValueError(f"table for contract {contract.name}: missing columns {missing}, unexpected {extra}")
+    return table.select(contract.columns).cast(contract.arrow_schema())
+
+
+def write(frame: pd.DataFrame | pa.Table, path: str | os.PathLike, contract: Contract) -> None:
+    table = to_table(frame, contract)
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp, compression="zstd")
+
+
+def check(path: str | os.PathLike, contract: Contract) -> pa.Schema:
+    """The file's schema, after checking that it is a table of this contract and version."""
+    path = Path(path)
+    if not path.is_file():
+        raise KnowprobeError(f"{path}: file not found")
+    try:
+        schema = pq.read_schema(path)
+    except (pa.ArrowInvalid, OSError) as error:
+        raise KnowprobeError(f"{path}: not a Parquet file ({error})") from None
+    metadata = schema.metadata or {}
+    name = metadata.get(b"knowprobe.contract", b"").decode()
+    version = metadata.get(b"knowprobe.version", b"").decode()
+    if name != contract.name or version != VERSION:
+        found = f"contract {name} version {version}" if name else "no knowprobe contract"
+        raise KnowprobeError(
+            f"{path}: expected a {contract.name} table (version {VERSION}), found {found}; "
+            "delete it to have it made anew"
+        )
+    for field in contract.schema:
+        if field.name not in schema.names:
+            raise KnowprobeError(f"{path}: column {field.name!r} missing ({contract.name} table)")
+        found_type = schema.field(field.name).type
+        if found_type != field.type:
+            raise KnowprobeError(f"{path}: column {field.name!r} is {found_type}, expected {field.type}")
+    return schema
+
+
+def read(path: str | os.PathLike, contract: Contract, columns: list[str] | None = None) -> pd.DataFrame:
+    check(path, contract)
+    return pq.read_table(path, columns=columns).to_pandas()
+
+
+def concat(parts: list[str | Path], out: str | Path, contract: Contract) -> int:
+    """Concatenate part files batch by batch (bounded memory); the number of rows."""
+    rows = 0
+    with atomic_path(out) as tmp:
+        with pq.ParquetWriter(tmp, contract.arrow_schema(), compression="zstd") as writer:
+            for part in parts:
+                check(part, contract)
+                for batch in pq.ParquetFile(part).iter_batches(batch_size=PARQUET_ROW_GROUP):
+                    writer.write_batch(batch)
+                    rows += batch.num_rows
+    return rows
+
+
+class PartWriter:
+    """Rows of one contract written in row groups of PARQUET_ROW_GROUP as they come, so memory
+    stays bounded; renamed into place when closed with ``ok``."""
+
+    def __init__(self, path, contract: Contract, dictionary: tuple[str, ...] | None = None):
+        """``dictionary``: the columns to dictionary-encode, where not all (columns of distinct
+        values, such as sentences, fill a dictionary page and fall back to plain encoding; read
+        back, such a column costs about three times as much)."""
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.tmp = self.path.with_name(f".{self.path.name}.part")
+        self.schema, self.count = contract.arrow_schema(), 0
+        self.rows = {name: [] for name in self.schema.names}
+        use_dictionary = list(dictionary) if dictionary is not None else True
+        self.writer = pq.ParquetWriter(self.tmp, self.schema, compression="zstd", use_dictionary=use_dictionary)
+
+    def extend(self, *columns):
+        """Append rows given column by column (cheaper than row by row in a hot loop)."""
+        for column_rows, values in zip(self.rows.values(), columns):
+            column_rows.extend(values)
+        if len(self.rows[self.schema.names[0]]) >= PARQUET_ROW_GROUP:
+            self.flush()
+
+    def write(self, table: pa.Table):
+        """Write rows already gathered as a table (after any rows given to ``extend``)."""
+        self.flush()
+        if table.num_rows:
+            self.writer.write_table(table.cast(self.schema))
+            self.count += table.num_rows
+
+    def flush(self):
+        n = len(self.rows[self.schema.names[0]])
+        if n:
+            self.writer.write_table(pa.table(self.rows, schema=self.schema))
+            self.count += n
+            self.rows = {name: [] for name in self.schema.names}
+
+    def close(self, ok: bool):
+        if ok:
+            self.flush()
+        self.writer.close()
+        if ok:
+            os.replace(self.tmp, self.path)
+        else:
+            self.tmp.unlink(missing_ok=True)
+
+
+def markdown() -> str:
+    """docs/contracts.md's tables: every contract, its files and its columns."""
+    lines = []
+    for c in CONTRACTS.values():
+        lines += [f"### `{c.name}`", "", c.description, "", "Files: " + ", ".join(f"`{p}`" for p in c.paths), ""]
+        lines += ["| column | type | meaning |", "|---|---|---|"]
+        lines += [f"| `{f.name}` | `{f.type}` | {f.metadata[b'doc'].decode()} |" for f in c.schema]
+        lines.append("")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(markdown(), end="")

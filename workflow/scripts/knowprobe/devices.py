@@ -1,0 +1,64 @@
+"""Where models run: a CUDA GPU that no other knowprobe job holds, or the CPU, and in which precision.
+
+Shared by every GPU rule (the scorers, paraphrasing).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import tempfile
+from pathlib import Path
+
+import torch
+
+log = logging.getLogger(__name__)
+
+
+def resolve_device(name: str) -> torch.device:
+    if name != "auto":
+        return torch.device(name)
+    if not torch.cuda.is_available():
+        return torch.device("cpu")
+    return torch.device("cuda", claim_gpu())
+
+
+_gpu_locks: list = []
+
+
+def claim_gpu() -> int:
+    """Index of a visible GPU that no other knowprobe job on this machine holds.
+
+    Snakemake counts ``gpu`` resources but assigns no devices; under SLURM the scheduler sets
+    CUDA_VISIBLE_DEVICES to the job's own GPU. On a workstation run with ``--resources gpu=N``,
+    each job takes a different GPU by locking a file per device.
+    """
+    count = torch.cuda.device_count()
+    if count <= 1:
+        return 0
+    lock_dir = Path(tempfile.gettempdir()) / f"knowprobe-gpu-{os.getuid()}"
+    lock_dir.mkdir(exist_ok=True)
+    for index in range(count):
+        handle = open(lock_dir / f"{index}.lock", "w")  # noqa: SIM115 (held until the process exits)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            continue
+        _gpu_locks.append(handle)
+        return index
+    log.warning("all %d GPUs are held by other knowprobe jobs; sharing GPU 0", count)
+    return 0
+
+
+def resolve_dtype(name: str, device: torch.device) -> torch.dtype:
+    if name == "auto":
+        if device.type != "cuda":
+            return torch.float32
+        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    return {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[name]
+
+
+def is_out_of_memory(error: BaseException) -> bool:
+    return isinstance(error, torch.cuda.OutOfMemoryError) or "out of memory" in str(error).lower()

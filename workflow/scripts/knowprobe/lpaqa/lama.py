@@ -1,0 +1,145 @@
+"""LAMA import: relations, T-REx and Google-RE facts, and the manual prompt set.
+
+Reads a directory laid out like LAMA's unpacked ``data.zip``::
+
+    relations.jsonl          relation, template, label, description, type
+    TREx/P19.jsonl ...       uuid, sub_uri, sub_label, obj_uri, obj_label, predicate_id, evidences
+    Google_RE/place_of_birth_test.jsonl ...   sub, obj, sub_label, obj_label, judgments, uuid, ...
+
+and writes facts of the ``facts`` contract. Nothing is filtered here: the
+model-dependent filter (``vocab.filter_facts``) drops facts and reports why.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pandas as pd
+
+from ..contracts import FACTS
+from ..io import KnowprobeError, read_jsonl
+from ..prompts import check_template, prompt_table
+
+log = logging.getLogger(__name__)
+
+GOOGLE_RE_RELATIONS = ("place_of_birth", "date_of_birth", "place_of_death")
+
+
+def read_relations(path: str | Path) -> pd.DataFrame:
+    """LAMA's relations.jsonl; every template is checked for one [X] and one [Y]."""
+    rows = []
+    for number, record in read_jsonl(path, required=("relation", "template")):
+        check_template(record["template"], f"{path}:{number}")
+        rows.append(
+            {
+                "relation": record["relation"],
+                "template": record["template"],
+                "label": record.get("label", ""),
+                "type": record.get("type", ""),
+            }
+        )
+    if not rows:
+        raise KnowprobeError(f"{path}: no relations")
+    frame = pd.DataFrame(rows)
+    duplicated = frame["relation"][frame["relation"].duplicated()]
+    if len(duplicated):
+        raise KnowprobeError(f"{path}: relation {duplicated.iloc[0]!r} is listed twice")
+    return frame
+
+
+def _label(record: dict, key: str, where: str) -> str:
+    value = record.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise KnowprobeError(f"{where}: {key!r} is missing or empty")
+    return value.strip()
+
+
+def read_trex_relation(path: str | Path, relation: str) -> pd.DataFrame:
+    rows = []
+    for number, record in read_jsonl(path, required=("sub_label", "obj_label")):
+        where = f"{path}:{number}"
+        predicate = record.get("predicate_id", relation)
+        if predicate != relation:
+            raise KnowprobeError(f"{where}: predicate_id {predicate!r} in the file of {relation}")
+        rows.append(
+            {
+                "relation": relation,
+                "fact_id": record.get("uuid") or f"{relation}-{number}",
+                "sub_uri": record.get("sub_uri", ""),
+                "sub_label": _label(record, "sub_label", where),
+                "obj_uri": record.get("obj_uri", ""),
+                "obj_label": _label(record, "obj_label", where),
+                "origin": "lama-trex",
+                "judgments_yes": 0,
+                "judgments_no": 0,
+            }
+        )
+    return pd.DataFrame(rows, columns=FACTS.columns)
+
+
+def read_trex(data_dir: str | Path, relations: pd.DataFrame, selected: list[str] | None = None) -> pd.DataFrame:
+    """T-REx facts of every relation in relations.jsonl that has a file (LAMA: 41 of 46)."""
+    trex_dir = Path(data_dir) / "TREx"
+    if not trex_dir.is_dir():
+        raise KnowprobeError(f"{trex_dir}: directory not found (expected LAMA's TREx/ folder)")
+    wanted = list(relations["relation"]) if selected is None else selected
+    unknown = sorted(set(wanted) - set(relations["relation"]))
+    if unknown:
+        raise KnowprobeError(f"lama.relations: {unknown[0]!r} is not in relations.jsonl")
+    frames, missing = [], []
+    for relation in wanted:
+        path = trex_dir / f"{relation}.jsonl"
+        if path.is_file():
+            frames.append(read_trex_relation(path, relation))
+        else:
+            missing.append(relation)
+    if missing:
+        # LAMA ships no T-REx facts for P166, P69, P54, P1923 and P102: reported, not an error
+        log.info("%d relations of relations.jsonl have no T-REx file: %s", len(missing), ", ".join(missing))
+    if not frames:
+        raise KnowprobeError(f"{trex_dir}: no T-REx relation files for the selected relations")
+    facts = pd.concat(frames, ignore_index=True)
+    log.info("T-REx: %d facts in %d relations", len(facts), facts["relation"].nunique())
+    return facts
+
+
+def read_google_re(data_dir: str | Path) -> pd.DataFrame:
+    """LAMA's Google-RE test files; relation ids are the file stems (place_of_birth, ...)."""
+    google_dir = Path(data_dir) / "Google_RE"
+    frames = []
+    for relation in GOOGLE_RE_RELATIONS:
+        path = google_dir / f"{relation}_test.jsonl"
+        rows = []
+        for number, record in read_jsonl(path, required=("sub_label", "obj_label")):
+            where = f"{path}:{number}"
+            votes = [judgment.get("judgment") for judgment in record.get("judgments", [])]
+            rows.append(
+                {
+                    "relation": relation,
+                    "fact_id": record.get("uuid") or f"{relation}-{number}",
+                    "sub_uri": record.get("sub", ""),
+                    "sub_label": _label(record, "sub_label", where),
+                    "obj_uri": record.get("obj", ""),
+                    "obj_label": _label(record, "obj_label", where),
+                    "origin": "lama-google-re",
+                    "judgments_yes": sum(vote == "yes" for vote in votes),
+                    "judgments_no": sum(vote != "yes" for vote in votes),
+                }
+            )
+        frames.append(pd.DataFrame(rows, columns=FACTS.columns))
+    facts = pd.concat(frames, ignore_index=True)
+    log.info("Google-RE: %d facts in %d relations", len(facts), facts["relation"].nunique())
+    return facts
+
+
+def manual_prompts(relations: pd.DataFrame, google_re_templates: dict[str, str]) -> pd.DataFrame:
+    """The manual prompt set ("Man"): LAMA's template per T-REx relation plus Google-RE's."""
+    rows = [
+        {"relation": r.relation, "template": r.template, "source": "manual", "rank": 0, "score": float("nan")}
+        for r in relations.itertuples()
+    ]
+    for relation, template in google_re_templates.items():
+        check_template(template, f"config lama.google_re_templates.{relation}")
+        rows.append({"relation": relation, "template": template, "source": "manual", "rank": 0, "score": float("nan")})
+    return prompt_table(rows)

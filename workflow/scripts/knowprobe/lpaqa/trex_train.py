@@ -1,0 +1,166 @@
+"""T-REx-train as LPAQA built it, and LPAQA's Table 1 statistics.
+
+Per LAMA T-REx relation, up to 1,000 (subject, object) pairs from Wikidata claims, drawn
+with a fixed seed, such that subject and object labels are single words, the object is a
+single token in the candidate vocabulary of every configured model, and the pair is not in
+the LAMA T-REx test set. LPAQA's released T-REx-train (``P*.jsonl`` with ``sub_uri,
+obj_uri, sub_label, obj_label``) can be used instead to reproduce the paper exactly.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..config import schema_defaults
+from ..contracts import FACTS
+from ..io import KnowprobeError, read_jsonl
+
+log = logging.getLogger(__name__)
+
+_DEFAULTS = schema_defaults("lpaqa", "trex_train")
+
+DROP_REASONS = {
+    "no_label": "subject or object has no English (or mul) label",
+    "not_single_word": "subject or object label is more than one word",
+    "not_candidate": "object label is not a single-token candidate of every configured model",
+    "in_test_set": "the pair is in the LAMA T-REx test set",
+    "duplicate": "the same pair is stated more than once",
+    "not_sampled": "beyond the per-relation sample size",
+}
+# LPAQA, Table 1, T-REx-train column: averages over the 41 relations
+LPAQA_TABLE1 = {"pairs": 948.7, "unique_subjects": 880.1, "unique_objects": 354.6, "object_entropy": 4.4}
+
+
+def relation_seed(seed: int, relation: str) -> np.random.Generator:
+    """A generator per relation, so that selecting other relations never changes this one's sample."""
+    return np.random.default_rng([seed, int(relation.lstrip("P"))])
+
+
+def build(
+    claims: pd.DataFrame,
+    entities: pd.DataFrame,
+    test_facts: pd.DataFrame,
+    relations: list[str],
+    candidate_words: list[set[str]],
+    per_relation: int = _DEFAULTS["per_relation"],
+    seed: int = _DEFAULTS["seed"],
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """T-REx-train facts (the ``facts`` contract) and per-relation drop counts (``relation, reason, n``)."""
+    labels = entities.set_index("qid")["label"]
+    allowed = set.intersection(*candidate_words) if candidate_words else set()
+    test_pairs = set(zip(test_facts["relation"], test_facts["sub_uri"], test_facts["obj_uri"]))
+    frames, drops = [], []
+    for relation in relations:
+        pairs = claims.loc[claims["property"] == relation, ["subject", "object"]]
+        counts = {}
+        before = len(pairs)
+        pairs = pairs.drop_duplicates()
+        counts["duplicate"] = before - len(pairs)
+        pairs = pairs.assign(sub_label=pairs["subject"].map(labels), obj_label=pairs["object"].map(labels))
+        keep = pairs["sub_label"].notna() & pairs["obj_label"].notna()
+        counts["no_label"] = int((~keep).sum())
+        pairs = pairs[keep]
+        keep = ~pairs["sub_label"].str.contains(r"\s", regex=True) & ~pairs["obj_label"].str.contains(r"\s", regex=True)
+        counts["not_single_word"] = int((~keep).sum())
+        pairs = pairs[keep]
+        keep = pairs["obj_label"].isin(allowed)
+        counts["not_candidate"] = int((~keep).sum())
+        pairs = pairs[keep]
+        keep = ~pd.Series(
+            [(relation, s, o) in test_pairs for s, o in zip(pairs["subject"], pairs["object"])],
+            index=pairs.index,
+            dtype=bool,
+        )
+        counts["in_test_set"] = int((~keep).sum())
+        # sorted first: the sample must not depend on the order in which dump chunks were gathered
+        pairs = pairs[keep].sort_values(["subject", "object"], kind="stable").reset_index(drop=True)
+        if len(pairs) > per_relation:
+            chosen = np.sort(relation_seed(seed, relation).choice(len(pairs), size=per_relation, replace=False))
+            counts["not_sampled"] = len(pairs) - per_relation
+            pairs = pairs.iloc[chosen]
+        frames.append(
+            pd.DataFrame(
+                {
+                    "relation": relation,
+                    "fact_id": [f"{relation}-{s}-{o}" for s, o in zip(pairs["subject"], pairs["object"])],
+                    "sub_uri": pairs["subject"].to_numpy(),
+                    "sub_label": pairs["sub_label"].to_numpy(),
+                    "obj_uri": pairs["object"].to_numpy(),
+                    "obj_label": pairs["obj_label"].to_numpy(),
+                    "origin": "wikidata",
+                    "judgments_yes": 0,
+                    "judgments_no": 0,
+                },
+                columns=FACTS.columns,
+            )
+        )
+        drops += [
+            {"relation": relation, "reason": r, "description": DROP_REASONS[r], "n": n} for r, n in counts.items() if n
+        ]
+        log.info(
+            "%s: %d pairs (%s)",
+            relation,
+            len(pairs),
+            ", ".join(f"{r} {n}" for r, n in counts.items() if n) or "nothing dropped",
+        )
+    facts = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=FACTS.columns)
+    return facts, pd.DataFrame(drops, columns=["relation", "reason", "description", "n"])
+
+
+def read_lpaqa(directory: str | Path, relations: list[str]) -> pd.DataFrame:
+    """LPAQA's released T-REx-train: one ``P*.jsonl`` per relation."""
+    directory = Path(directory)
+    frames = []
+    for relation in relations:
+        path = directory / f"{relation}.jsonl"
+        if not path.is_file():
+            raise KnowprobeError(f"{path}: file not found (LPAQA's T-REx-train has one file per relation)")
+        rows = [
+            {
+                "relation": relation,
+                "fact_id": f"{relation}-{r['sub_uri']}-{r['obj_uri']}",
+                "sub_uri": r["sub_uri"],
+                "sub_label": r["sub_label"],
+                "obj_uri": r["obj_uri"],
+                "obj_label": r["obj_label"],
+                "origin": "lpaqa",
+                "judgments_yes": 0,
+                "judgments_no": 0,
+            }
+            for _, r in read_jsonl(path, required=("sub_uri", "obj_uri", "sub_label", "obj_label"))
+        ]
+        frames.append(pd.DataFrame(rows, columns=FACTS.columns))
+    return pd.concat(frames, ignore_index=True)
+
+
+def statistics(facts: pd.DataFrame) -> pd.DataFrame:
+    """LPAQA's Table 1 per relation: pairs, unique subjects (by label), unique objects, object entropy (nats)."""
+    rows = []
+    for relation, group in facts.groupby("relation", sort=True):
+        shares = group["obj_label"].value_counts(normalize=True).to_numpy()
+        rows.append(
+            {
+                "relation": relation,
+                "pairs": len(group),
+                "unique_subjects": group["sub_label"].nunique(),
+                "unique_objects": group["obj_label"].nunique(),
+                "object_entropy": float(-(shares * np.log(shares)).sum()),
+            }
+        )
+    return pd.DataFrame(rows, columns=["relation", "pairs", "unique_subjects", "unique_objects", "object_entropy"])
+
+
+def table1(per_relation: pd.DataFrame, label: str) -> pd.DataFrame:
+    """Averages over relations beside LPAQA's published T-REx-train column."""
+    ours = per_relation[list(LPAQA_TABLE1)].mean()
+    return pd.DataFrame(
+        {
+            "statistic": list(LPAQA_TABLE1),
+            label: [round(float(ours[k]), 1) for k in LPAQA_TABLE1],
+            "LPAQA (Table 1)": list(LPAQA_TABLE1.values()),
+        }
+    ).assign(relations=len(per_relation))

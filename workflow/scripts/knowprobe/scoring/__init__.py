@@ -1,0 +1,40 @@
+"""The scoring layer every study shares: one way to load models and run them in batches, and
+the scores the studies ask for, for masked and causal language models alike.
+
+==========================  ==========================================  ==========================================
+score                       MaskedLM                                    CausalLM
+==========================  ==========================================  ==========================================
+``candidate_logprobs``      candidates at a mask token                  candidates as the next token after a prefix
+``conditional_logprob``     conditional pseudo-log-likelihood of a      log-prob of a continuation given a prefix,
+                            continuation given a prefix                 every token of it
+==========================  ==========================================  ==========================================
+
+``load(model_dir, kind, settings)`` gives the scorer of a model's declared kind, on the device and
+in the precision the settings choose (``knowprobe.models`` loads model files, ``knowprobe.devices``
+picks a free GPU); ``runtime`` holds the batching every scorer shares. The API follows
+lm-evaluation-harness's ``loglikelihood`` (prefix, continuation pairs) and minicons'
+``conditional_score``; results are plain NumPy arrays aligned with the inputs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..devices import resolve_device, resolve_dtype
+from ..models import load_model, load_tokenizer
+from .causal import CausalLM
+from .masked import MaskedLM
+from .runtime import CandidateScores, ScoringSettings
+
+__all__ = ["CandidateScores", "CausalLM", "MaskedLM", "ScoringSettings", "load"]
+
+
+def load(model_dir: str | Path, kind: str, settings: ScoringSettings | None = None) -> MaskedLM | CausalLM:
+    """The scorer of a saved model (``save_pretrained`` layout) of the given kind, on the device
+    and in the precision the settings choose."""
+    settings = settings or ScoringSettings()
+    device = resolve_device(settings.device)
+    tokenizer = load_tokenizer(model_dir, kind)
+    model = load_model(model_dir, kind, resolve_dtype(settings.dtype, device)).to(device)
+    scorer = MaskedLM if kind == "masked" else CausalLM
+    return scorer(model, tokenizer, settings)

@@ -1,0 +1,134 @@
+"""Causal (left-to-right) language models (GPT-2, GPT-Neo, Llama, Mistral, Qwen2, ...).
+
+Two scores: the log-probability of a continuation given a prefix, summed over all of its tokens
+(the first one included), and the distribution of the next token after a prefix over a set of
+candidate tokens. Every sequence starts with the model's BOS token where it has one, so that even
+a sentence's first word is scored in context; a model without one (Qwen2) needs a prefix.
+Text is tokenized once as a whole and the continuation found by character offsets, so that
+tokenizers which merge across the boundary (SentencePiece's leading "▁") are not misled.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import torch
+
+from ..io import KnowprobeError
+from .runtime import (
+    CandidateScores,
+    ModelRunner,
+    as_targets,
+    candidate_scores,
+    empty_candidate_scores,
+    run_batches,
+)
+
+log = logging.getLogger(__name__)
+
+# Models whose logits are their output embedding applied to the base model's final hidden states,
+# with nothing after it (no soft-capping or scaling); for these the head runs only where a score
+# is read. Any other model falls back to its own forward at every position.
+PLAIN_HEAD_MODELS = frozenset(
+    {
+        "GPT2LMHeadModel",
+        "GPTNeoForCausalLM",
+        "GPTNeoXForCausalLM",
+        "LlamaForCausalLM",
+        "MistralForCausalLM",
+        "Qwen2ForCausalLM",
+    }
+)
+
+
+def causal_head(model):
+    return model.get_output_embeddings() if type(model).__name__ in PLAIN_HEAD_MODELS else None
+
+
+class CausalLM(ModelRunner):
+    kind = "causal"
+
+    def __init__(self, model, tokenizer, settings=None, padding_side=None):
+        super().__init__(model, tokenizer, settings, padding_side)
+        self.head = causal_head(model)
+        if self.head is None:
+            log.warning("%s: no known plain LM head; computing logits at every position", type(model).__name__)
+        self.start = [] if tokenizer.bos_token_id is None else [tokenizer.bos_token_id]
+
+    @torch.inference_mode()
+    def logits_at(self, sequences: list[list[int]], rows: np.ndarray, positions: np.ndarray) -> torch.Tensor:
+        """Vocabulary logits at (row, position) pairs of a batch of sequences."""
+        batch = self.pad(sequences)
+        row_index = self.to_device(rows)
+        where = self.to_device(batch.starts[rows] + positions)
+        if self.head is None:
+            return self.full_logits(batch)[row_index, where]
+        return self.head(self.hidden_states(batch)[row_index, where])
+
+    def encode(self, texts: list[str]) -> tuple[list[list[int]], list[list[tuple[int, int]]]]:
+        """Token ids after the start token, and each token's character span (the start token's is
+        empty at 0)."""
+        encoding = self.tokenizer(list(texts), add_special_tokens=False, return_offsets_mapping=True)
+        ids = [self.start + list(i) for i in encoding["input_ids"]]
+        offsets = [[(0, 0)] * len(self.start) + list(o) for o in encoding["offset_mapping"]]
+        for sequence, text in zip(ids, texts):
+            self.check_length(sequence, text)
+        return ids, offsets
+
+    def conditional_logprob(self, prefixes: list[str], continuations: list[str], separator: str = " ") -> np.ndarray:
+        """log P(continuation | start token + prefix), summed over the continuation's tokens."""
+        texts = [prefix + separator + cont if prefix else cont for prefix, cont in zip(prefixes, continuations)]
+        ids, offsets = self.encode(texts)
+        scored = []
+        for i, spans in enumerate(offsets):
+            first = next(
+                (p for p, (start, _) in enumerate(spans) if p >= len(self.start) and start >= len(prefixes[i])), None
+            )
+            if first is None:
+                raise KnowprobeError(f"continuation {continuations[i]!r} of {prefixes[i]!r} has no tokens to score")
+            if first == 0:
+                raise KnowprobeError(
+                    f"{continuations[i]!r}: this model has no BOS token, so the first token of a text needs a prefix"
+                )
+            scored.append(first)
+        totals = np.zeros(len(texts), dtype=np.float64)
+
+        def score(index: np.ndarray) -> None:
+            sequences = [ids[i] for i in index]
+            # every continuation token, predicted from the position before it
+            rows = np.concatenate([np.full(len(ids[i]) - scored[i], row) for row, i in enumerate(index)])
+            targets = np.concatenate([np.arange(scored[i], len(ids[i])) for i in index])
+            logits = self.logits_at(sequences, rows, targets - 1)
+            tokens = self.to_device(np.array([sequences[r][t] for r, t in zip(rows, targets)], dtype=np.int64))
+            logprobs = torch.log_softmax(logits.float(), dim=-1).gather(1, tokens[:, None])[:, 0]
+            np.add.at(totals, index[rows], logprobs.cpu().numpy().astype(np.float64))
+
+        lengths = np.fromiter((len(s) for s in ids), dtype=np.int64, count=len(ids))
+        run_batches(lengths, score, self.settings, desc="continuation")
+        return totals
+
+    def candidate_logprobs(self, prefixes: list[str], candidate_ids, targets=None, top_k: int = 1) -> CandidateScores:
+        """The next token after each prefix: log-probs of the target tokens (one id per prefix,
+        or an [n, t] array) with their ranks among the candidates, and the ``top_k`` best."""
+        ids, _ = self.encode(prefixes)
+        empty = [text for text, sequence in zip(prefixes, ids) if not sequence]
+        if empty:
+            raise KnowprobeError(f"{empty[0]!r}: an empty prefix, and this model has no BOS token to start from")
+        candidates = self.to_device(np.asarray(candidate_ids, dtype=np.int64))
+        target_array = as_targets(targets, len(prefixes))
+        top_k = min(top_k, len(candidate_ids))
+        out = empty_candidate_scores(len(prefixes), 0 if target_array is None else target_array.shape[1], top_k)
+
+        def score(index: np.ndarray) -> None:
+            sequences = [ids[i] for i in index]
+            last = np.array([len(s) - 1 for s in sequences], dtype=np.int64)
+            logits = self.logits_at(sequences, np.arange(len(index)), last)
+            batch_targets = None if target_array is None else self.to_device(target_array[index])
+            results = candidate_scores(logits, candidates, batch_targets, top_k)
+            for array, value in zip((out.target_logprobs, out.target_ranks, out.topk_ids, out.topk_logprobs), results):
+                array[index] = value
+
+        lengths = np.fromiter((len(s) for s in ids), dtype=np.int64, count=len(ids))
+        run_batches(lengths, score, self.settings, desc="next token")
+        return out

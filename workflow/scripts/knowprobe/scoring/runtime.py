@@ -1,0 +1,198 @@
+"""How every scorer runs a model: padding, batches under a token budget, and recovery from CUDA
+out-of-memory (models are loaded by ``knowprobe.models``, devices chosen by ``knowprobe.devices``).
+
+Inputs are sorted by length and packed into batches of at most ``batch_size`` sequences and
+``max_tokens`` padded tokens, so that little compute goes to padding; when CUDA runs out of
+memory both limits halve and scoring goes on with what is left. Log-probabilities are always
+normalised in float32, whatever precision the weights run in.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+import torch
+
+from ..config import schema_defaults
+from ..devices import is_out_of_memory
+from ..io import KnowprobeError, progress
+
+log = logging.getLogger(__name__)
+
+_DEFAULTS = schema_defaults("scoring")
+
+
+@dataclass(frozen=True)
+class ScoringSettings:
+    """The config's ``scoring`` section, less ``threads`` (a job's, set by its rule)."""
+
+    device: str = _DEFAULTS["device"]  # auto: a free CUDA GPU if there is one, else the CPU
+    dtype: str = _DEFAULTS["dtype"]  # auto: bfloat16 (or float16) on CUDA, float32 on the CPU
+    batch_size: int = _DEFAULTS["batch_size"]  # most sequences in a batch
+    max_tokens: int = _DEFAULTS["max_tokens"]  # most padded tokens in a batch
+    max_length: int = _DEFAULTS["max_length"]  # longest tokenized input
+
+
+def make_batches(lengths: np.ndarray, batch_size: int, max_tokens: int) -> list[np.ndarray]:
+    """Indices grouped into batches of similar length, each under both limits."""
+    order = np.argsort(lengths, kind="stable")
+    batches, start = [], 0
+    while start < len(order):
+        end = start + 1
+        # lengths ascend, so the padded size of order[start:end] is end-start times the last length
+        while end < len(order) and end - start < batch_size and (end + 1 - start) * lengths[order[end]] <= max_tokens:
+            end += 1
+        batches.append(order[start:end])
+        start = end
+    return batches
+
+
+def run_batches(
+    lengths: np.ndarray, score_batch: Callable[[np.ndarray], None], settings: ScoringSettings, desc: str
+) -> None:
+    """Call ``score_batch(index)`` on batches covering every input once (``lengths`` in tokens).
+
+    On CUDA out-of-memory the limits halve and the inputs not yet scored are batched again.
+    """
+    done = np.zeros(len(lengths), dtype=bool)
+    batch_size, max_tokens = settings.batch_size, settings.max_tokens
+    with progress(total=len(lengths), unit="sequence", desc=desc) as bar:
+        while not done.all():
+            remaining = np.flatnonzero(~done)
+            # a budget below the longest input would leave that input in no batch
+            budget = max(max_tokens, int(lengths[remaining].max()))
+            try:
+                for batch in make_batches(lengths[remaining], batch_size, budget):
+                    index = remaining[batch]
+                    score_batch(index)
+                    done[index] = True
+                    bar.update(len(index))
+            except (torch.cuda.OutOfMemoryError, RuntimeError) as error:
+                if not is_out_of_memory(error) or batch_size == 1:
+                    raise
+                if torch.cuda.is_available():
+                    torch.cuda.empty_cache()
+                batch_size, max_tokens = max(1, batch_size // 2), max(1, max_tokens // 2)
+                log.warning("out of memory; going on with batch_size=%d, max_tokens=%d", batch_size, max_tokens)
+
+
+class Padded(NamedTuple):
+    """A batch of token sequences padded to one width, on the model's device."""
+
+    input_ids: torch.Tensor
+    attention_mask: torch.Tensor
+    position_ids: torch.Tensor | None  # given only where left padding would shift the model's own
+    starts: np.ndarray  # where each row's first real token sits
+
+
+@dataclass(frozen=True)
+class CandidateScores:
+    """Log-probabilities at one slot (a mask, or the token after a prefix), normalised over the
+    whole vocabulary and ranked among the candidates. Arrays are aligned with the inputs."""
+
+    target_logprobs: np.ndarray  # [n, targets] float32: log-prob of each target token
+    target_ranks: np.ndarray  # [n, targets] int32: candidates scoring strictly higher than the target
+    topk_ids: np.ndarray  # [n, k] int32: the k best candidates' token ids, best first
+    topk_logprobs: np.ndarray  # [n, k] float32
+
+
+class ModelRunner:
+    """A loaded model and tokenizer with the batching every scorer shares."""
+
+    kind = ""
+
+    def __init__(self, model, tokenizer, settings: ScoringSettings | None = None, padding_side: str | None = None):
+        """``padding_side`` defaults to the tokenizer's; left is used only where the model can be
+        given the positions of the real tokens."""
+        self.model, self.tokenizer, self.settings = model, tokenizer, settings or ScoringSettings()
+        self.device = next(model.parameters()).device
+        self.pad_id = next((i for i in (tokenizer.pad_token_id, tokenizer.eos_token_id) if i is not None), 0)
+        # RoBERTa-like models number positions from the input ids, skipping padding, so either side
+        # is right for them; others take position ids, which left padding must give explicitly
+        embeddings = getattr(model.base_model, "embeddings", None)
+        self.positions_from_ids = getattr(embeddings, "padding_idx", None) is not None
+        self.takes_positions = "position_ids" in inspect.signature(model.base_model.forward).parameters
+        side = padding_side or getattr(tokenizer, "padding_side", "right") or "right"
+        if side == "left" and not (self.positions_from_ids or self.takes_positions):
+            side = "right"  # real tokens must start at position 0 for this model
+        self.padding_side = side
+
+    def pad(self, sequences: list[list[int]]) -> Padded:
+        lengths = np.fromiter((len(s) for s in sequences), dtype=np.int64, count=len(sequences))
+        width = int(lengths.max())
+        ids = np.full((len(sequences), width), self.pad_id, dtype=np.int64)
+        attention = np.zeros((len(sequences), width), dtype=np.int64)
+        starts = width - lengths if self.padding_side == "left" else np.zeros_like(lengths)
+        for row, (start, sequence) in enumerate(zip(starts, sequences)):
+            ids[row, start : start + len(sequence)] = sequence
+            attention[row, start : start + len(sequence)] = 1
+        positions = None
+        if self.padding_side == "left" and not self.positions_from_ids:
+            positions = self.to_device(np.maximum(attention.cumsum(axis=1) - 1, 0))
+        return Padded(self.to_device(ids), self.to_device(attention), positions, starts)
+
+    def to_device(self, array: np.ndarray) -> torch.Tensor:
+        # torch wants writable memory; arrays from pandas may be read-only views (copied then)
+        return torch.from_numpy(np.require(array, requirements="W")).to(self.device, non_blocking=True)
+
+    def hidden_states(self, batch: Padded) -> torch.Tensor:
+        """The final hidden states of the base model (before any LM head)."""
+        extra = {} if batch.position_ids is None else {"position_ids": batch.position_ids}
+        return self.model.base_model(input_ids=batch.input_ids, attention_mask=batch.attention_mask, **extra)[0]
+
+    def full_logits(self, batch: Padded) -> torch.Tensor:
+        """Logits at every position by the model's own forward (for heads the scorers do not know)."""
+        extra = {} if batch.position_ids is None else {"position_ids": batch.position_ids}
+        return self.model(input_ids=batch.input_ids, attention_mask=batch.attention_mask, **extra).logits
+
+    def check_length(self, ids: list[int], text: str) -> None:
+        if len(ids) > self.settings.max_length:
+            raise KnowprobeError(
+                f"input {text!r} is {len(ids)} tokens long, more than scoring.max_length={self.settings.max_length}"
+            )
+
+
+def candidate_scores(
+    logits: torch.Tensor, candidate_ids: torch.Tensor, targets: torch.Tensor | None, top_k: int
+) -> tuple[np.ndarray, ...]:
+    """From slot logits [n, vocabulary]: target log-probs and ranks, and the top-k candidates."""
+    logprobs = torch.log_softmax(logits.float(), dim=-1)
+    candidates = logprobs[:, candidate_ids]
+    top_logprobs, top_index = candidates.topk(top_k, dim=1)
+    if targets is None:
+        target_logprobs = torch.zeros((len(logits), 0), device=logits.device)
+        target_ranks = torch.zeros((len(logits), 0), dtype=torch.long, device=logits.device)
+    else:
+        target_logprobs = logprobs.gather(1, targets)
+        target_ranks = (candidates[:, None, :] > target_logprobs[:, :, None]).sum(dim=2)
+    return (
+        target_logprobs.cpu().numpy(),
+        target_ranks.cpu().numpy(),
+        candidate_ids[top_index].cpu().numpy(),
+        top_logprobs.cpu().numpy(),
+    )
+
+
+def empty_candidate_scores(n: int, targets: int, top_k: int) -> CandidateScores:
+    return CandidateScores(
+        target_logprobs=np.empty((n, targets), dtype=np.float32),
+        target_ranks=np.empty((n, targets), dtype=np.int32),
+        topk_ids=np.empty((n, top_k), dtype=np.int32),
+        topk_logprobs=np.empty((n, top_k), dtype=np.float32),
+    )
+
+
+def as_targets(targets, n: int) -> np.ndarray | None:
+    """Target token ids as an [n, t] int64 array (a 1-D array is one target per input)."""
+    if targets is None:
+        return None
+    array = np.asarray(targets, dtype=np.int64)
+    array = array[:, None] if array.ndim == 1 else array
+    if array.shape[0] != n:
+        raise ValueError(f"{array.shape[0]} target rows for {n} inputs")
+    return array

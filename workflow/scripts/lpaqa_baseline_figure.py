@@ -1,0 +1,36 @@
+"""Rule lpaqa_baseline_figure: micro P@1 per relation of the manual prompts and the Majority
+baseline, one panel per dataset, for each model."""
+
+import pandas as pd
+
+from knowprobe import figures
+from knowprobe.io import rule_logging
+from knowprobe.lpaqa.tables import DATASET_NAMES, dataset_order
+
+with rule_logging(snakemake.log[0]) as log:
+    per_relation = pd.read_csv(snakemake.input.per_relation)
+    datasets = sorted(per_relation["dataset"].unique(), key=dataset_order)
+    models = list(dict.fromkeys(per_relation["model"]))
+    # relations of a dataset side by side, one row of panels per model
+    width = sum(per_relation.loc[per_relation["dataset"] == d, "relation"].nunique() for d in datasets)
+    fig, axes = figures.new(
+        panels=len(datasets) * len(models),
+        width=max(6.4, 0.35 * width * len(models) + 2),
+        height=3.4,
+        gridspec_kw={
+            "width_ratios": [
+                per_relation.loc[per_relation["dataset"] == d, "relation"].nunique() for _ in models for d in datasets
+            ]
+        },
+    )
+    panels = iter(axes)
+    for model in models:
+        for dataset in datasets:
+            rows = per_relation[(per_relation["model"] == model) & (per_relation["dataset"] == dataset)]
+            wide = rows.pivot(index="relation", columns="method", values="micro") * 100
+            ax = next(panels)
+            figures.grouped_bars(ax, list(wide.index), {m: wide[m].to_numpy() for m in wide.columns}, "micro P@1 (%)")
+            ax.set_title(f"{model}: {DATASET_NAMES.get(dataset, dataset)}", fontsize=9)
+            ax.set_ylim(0, 100)
+    figures.save(fig, snakemake.output.png, snakemake.output.svg)
+    log.info("%d models, %d datasets", len(models), len(datasets))

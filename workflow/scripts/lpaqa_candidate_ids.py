@@ -1,0 +1,12 @@
+"""Rule lpaqa_candidate_ids: a model's candidate token ids (word, token_id)."""
+
+from knowprobe import contracts, vocab
+from knowprobe.io import rule_logging
+from knowprobe.models import load_tokenizer
+
+with rule_logging(snakemake.log[0]) as log:
+    tokenizer = load_tokenizer(snakemake.input.model, "masked")
+    words = None if snakemake.params.mode == "model" else vocab.read_words(snakemake.input.words)
+    candidates = vocab.candidate_table(tokenizer, words)
+    log.info("%d candidates", len(candidates))
+    contracts.write(candidates, snakemake.output[0], contracts.CANDIDATES)

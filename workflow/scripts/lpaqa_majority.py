@@ -1,0 +1,18 @@
+"""Rule lpaqa_majority: the Majority baseline (each relation's most frequent object), per relation."""
+
+from knowprobe import contracts
+from knowprobe.io import rule_logging
+from knowprobe.lpaqa import metrics
+
+with rule_logging(snakemake.log[0]) as log:
+    result = metrics.majority(contracts.read(snakemake.input.facts, contracts.MODEL_FACTS))
+    result = result.assign(
+        method="Majority", prompt_set="-", **{k: snakemake.wildcards[k] for k in ("model", "dataset", "split")}
+    )
+    log.info(
+        "Majority P@1 averaged over %d relations: micro %.3f, macro %.3f",
+        len(result),
+        result["micro"].mean(),
+        result["macro"].mean(),
+    )
+    contracts.write(result, snakemake.output[0], contracts.RESULTS)

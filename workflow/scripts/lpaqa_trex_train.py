@@ -1,0 +1,30 @@
+"""Rule lpaqa_trex_train: T-REx-train facts, built from Wikidata claims or read from LPAQA's release."""
+
+import pandas as pd
+
+from knowprobe import contracts
+from knowprobe.io import rule_logging, write_csv
+from knowprobe.lpaqa import trex_train
+
+with rule_logging(snakemake.log[0]) as log:
+    test = contracts.read(snakemake.input.test, contracts.FACTS)
+    relations = sorted(test["relation"].unique(), key=lambda r: int(r[1:]))
+    if snakemake.params.source == "wikidata":
+        candidates = [set(contracts.read(path, contracts.CANDIDATES)["word"]) for path in snakemake.input.candidates]
+        facts, dropped = trex_train.build(
+            contracts.read(snakemake.input.claims, contracts.CLAIMS),
+            contracts.read(snakemake.input.entities, contracts.ENTITIES),
+            test,
+            relations,
+            candidates,
+            snakemake.params.per_relation,
+            snakemake.params.seed,
+        )
+    else:
+        facts = trex_train.read_lpaqa(snakemake.input.lpaqa, relations)
+        dropped = pd.DataFrame(columns=["relation", "reason", "description", "n"])
+    log.info(
+        "T-REx-train (%s): %d facts in %d relations", snakemake.params.source, len(facts), facts["relation"].nunique()
+    )
+    write_csv(dropped, snakemake.output.dropped)
+    contracts.write(facts, snakemake.output.facts, contracts.FACTS)

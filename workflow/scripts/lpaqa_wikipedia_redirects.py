@@ -1,0 +1,13 @@
+"""Rule lpaqa_wikipedia_redirects: all redirects in one table, and the extraction counts of all chunks."""
+
+import pandas as pd
+
+from knowprobe import contracts
+from knowprobe.io import rule_logging, write_csv
+
+with rule_logging(snakemake.log[0]) as log:
+    rows = contracts.concat(snakemake.input.redirects, snakemake.output.redirects, contracts.REDIRECTS)
+    counts = pd.concat([pd.read_csv(path) for path in snakemake.input.counts], ignore_index=True)
+    totals = counts.groupby("what")["count"].sum()
+    log.info("%d redirects; %s", rows, ", ".join(f"{k} {v:,}" for k, v in totals.items()))
+    write_csv(counts, snakemake.output.counts)
