@@ -237,7 +237,7 @@ def smk_rules():
 # --- the workflow, run on copies of the project -------------------------------------------------
 
 DEMO = ["--configfile", "resources/demo/config.yaml"]
-PROJECT_FILES = ["Snakefile", "config.yaml", "workflow", "profiles", "envs", "resources/demo"]
+PROJECT_FILES = ["Snakefile", "config.yaml", "workflow", "profiles", "envs", "resources/demo", "resources/papers"]
 RULE_LINE = re.compile(r"^(?:local)?rule (\w+):$", re.MULTILINE)
 
 
@@ -274,7 +274,10 @@ def executed_rules(result: subprocess.CompletedProcess) -> set[str]:
 @pytest.fixture(scope="session")
 def demo(tmp_path_factory) -> Path:
     """One finished demo run, shared by every test that only reads it (tests that change
-    anything work on a copy)."""
+    anything work on a copy). ``KNOWPROBE_TEST_DEMO=DIR`` reads a demo already run in DIR instead:
+    a shortcut for working on these tests, never used by CI."""
+    if os.environ.get("KNOWPROBE_TEST_DEMO"):
+        return Path(os.environ["KNOWPROBE_TEST_DEMO"])
     project = copy_project(tmp_path_factory.mktemp("demo"))
     snakemake(project, *DEMO)
     return project

@@ -12,6 +12,7 @@ from knowprobe.demo_model import TinyLMSettings
 from knowprobe.io import KnowprobeError
 from knowprobe.lpaqa.demo_translator import TinyTranslatorSettings
 from knowprobe.lpaqa.paraphrase import ParaphraseSettings
+from knowprobe.lpaqa.selection import OptiSettings
 from knowprobe.scoring import ScoringSettings
 
 from conftest import ROOT
@@ -84,6 +85,7 @@ def test_config_errors_are_one_line_naming_the_key(bad, message):
         (ParaphraseSettings, ("lpaqa", "paraphrase"), set()),
         (TinyLMSettings, ("models", "*", "train"), set()),
         (TinyTranslatorSettings, ("lpaqa", "paraphrase", "forward", "train"), set()),
+        (OptiSettings, ("lpaqa", "selection", "opti"), set()),
     ],
 )
 def test_settings_classes_take_every_default_from_the_schema(settings, path, exempt):

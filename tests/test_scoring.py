@@ -108,6 +108,40 @@ def test_masked_candidates_match_a_full_forward_reference(tiny_models, index, si
     assert set(scores.topk_ids.ravel()) <= set(candidates)
 
 
+@pytest.mark.parametrize("index", range(5), ids=["bert", "distilbert", "albert", "electra", "roberta"])
+def test_kept_hidden_states_give_every_candidate_log_prob_without_the_encoder(tiny_models, index):
+    _, model, tokenizer = tiny_models[index]
+    scorer = MaskedLM(model, tokenizer, SMALL_BATCHES)
+    texts = [f"{prefix} {tokenizer.mask_token} ." for prefix, _ in PAIRS]
+    candidates = word_ids(tokenizer, CANDIDATE_WORDS)
+    scores = scorer.candidate_logprobs(texts, candidates, candidates[: len(texts)], top_k=3, keep_hidden=True)
+    assert scores.hidden.shape == (len(texts), model.config.hidden_size) and scores.hidden.dtype == torch.float32
+    matrix = scorer.candidate_logprobs_from_hidden(scores.hidden, candidates, chunk=4)
+    for row, text in enumerate(texts):
+        ids = tokenizer(text)["input_ids"]
+        want = reference_logprobs(model, ids)[ids.index(tokenizer.mask_token_id)][candidates].numpy()
+        np.testing.assert_allclose(matrix[row], want, atol=TOLERANCE)
+    # the values the probe read, the target's log-prob and the top candidates, up to float32 rounding
+    # (the head runs on batches of other sizes, which tiles the matrix product differently)
+    diagonal = matrix[np.arange(len(texts)), np.arange(len(texts))]
+    np.testing.assert_allclose(diagonal, scores.target_logprobs[:, 0], atol=1e-6, rtol=0)
+    np.testing.assert_allclose(np.sort(matrix, axis=1)[:, ::-1][:, :3], scores.topk_logprobs, atol=1e-6, rtol=0)
+
+
+def test_a_bfloat16_model_keeps_bfloat16_states_and_reads_them_with_a_float32_head(tiny_bert, wordpiece_tokenizer):
+    import copy
+
+    model = copy.deepcopy(tiny_bert).to(torch.bfloat16)
+    scorer = MaskedLM(model, wordpiece_tokenizer, SMALL_BATCHES)
+    assert all(p.dtype == torch.float32 for p in scorer.head.parameters())
+    assert all(p.dtype == torch.bfloat16 for p in model.cls.parameters())  # the model itself is untouched
+    candidates = word_ids(wordpiece_tokenizer, CANDIDATE_WORDS)
+    scores = scorer.candidate_logprobs(["Dante was born in [MASK] ."], candidates, top_k=2, keep_hidden=True)
+    assert scores.hidden.dtype == torch.bfloat16
+    matrix = scorer.candidate_logprobs_from_hidden(scores.hidden, candidates)
+    np.testing.assert_allclose(np.sort(matrix, axis=1)[:, ::-1][:, :2], scores.topk_logprobs, atol=1e-6, rtol=0)
+
+
 def test_masked_candidates_at_the_second_of_two_masks(tiny_bert, wordpiece_tokenizer):
     texts = ["[MASK] is the capital of [MASK] .", "The capital of [MASK] is [MASK] , a city ."]
     candidates = word_ids(wordpiece_tokenizer, CANDIDATE_WORDS)
@@ -134,6 +168,34 @@ def test_conditional_pll_matches_masking_one_token_at_a_time(tiny_models, index,
     got = scorer.conditional_logprob(prefixes, continuations, within_word_l2r=within_word_l2r)
     want = [reference_pll(model, tokenizer, p, c, within_word_l2r) for p, c in PAIRS]
     np.testing.assert_allclose(got, want, atol=TOLERANCE)
+
+
+# a subject in the middle of a sentence, with the object visible on its right (LPAQA's backward
+# probability); "Berlins" is two WordPiece pieces
+SPANS = [("Mozart was born in Salzburg .", "Mozart"), ("The capital of Berlins is Paris .", "Berlins")]
+
+
+@pytest.mark.parametrize("index", [0, 4], ids=["bert", "roberta"])
+def test_span_pll_masks_the_span_with_both_sides_visible(tiny_models, index):
+    _, model, tokenizer = tiny_models[index]
+    scorer = MaskedLM(model, tokenizer, SMALL_BATCHES)
+    spans = [(text.index(word), text.index(word) + len(word)) for text, word in SPANS]
+    got = scorer.span_logprob([text for text, _ in SPANS], spans)
+    want = []
+    for (text, _), (begin, end) in zip(SPANS, spans):
+        encoding = tokenizer(text, return_offsets_mapping=True)
+        ids, offsets = encoding["input_ids"], encoding["offset_mapping"]
+        inside = [p for p, (a, b) in enumerate(offsets) if b > a and begin <= a + (text[a] == " ") < end]
+        assert inside, text
+        total = 0.0
+        for p in inside:
+            masked = list(ids)
+            masked[p] = tokenizer.mask_token_id
+            total += float(reference_logprobs(model, masked)[p, ids[p]])
+        want.append(total)
+    np.testing.assert_allclose(got, want, atol=TOLERANCE)
+    if index == 0:
+        assert len(tokenizer.tokenize("Berlins")) == 2  # the second span's two pieces are both scored
 
 
 def test_within_word_l2r_differs_only_for_words_of_several_pieces(tiny_bert, wordpiece_tokenizer):

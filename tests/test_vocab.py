@@ -44,13 +44,25 @@ def test_intersection_keeps_words_single_in_every_model(wordpiece_tokenizer, bpe
         vocab.candidate_words(words, "model")
 
 
-def facts_frame(rows):
+def facts_frame(rows, subjects=None):
     return pd.DataFrame(
         [
-            dict(relation=r, fact_id=str(i), sub_label="s", obj_label=o, judgments_yes=y, judgments_no=n)
-            for i, (r, o, y, n) in enumerate(rows)
+            dict(relation=r, fact_id=str(i), sub_label=s, obj_label=o, judgments_yes=y, judgments_no=n)
+            for i, ((r, o, y, n), s) in enumerate(zip(rows, subjects or ["s"] * len(rows)))
         ]
     )
+
+
+def test_filter_keeps_one_fact_per_subject_and_object_label_as_lama_evaluates(wordpiece_tokenizer):
+    """Distinct subjects sharing a label ("BMW 3 Series -> BMW" four times in LAMA's P176) are one
+    fact: the first in file order; a repeat that the filter drops anyway keeps that reason."""
+    rows = [("P1", "Paris", 0, 0), ("P1", "Rome", 0, 0), ("P1", "Paris", 0, 0), ("P2", "Paris", 0, 0)]
+    rows += [("P1", "Zzz", 0, 0), ("P1", "Zzz", 0, 0), ("P1", "Paris", 0, 0)]
+    subjects = ["Dante", "Dante", "Dante", "Dante", "Dante", "Dante", "Mozart"]
+    candidates = vocab.candidate_table(wordpiece_tokenizer, ["Paris", "Rome"])["token_id"]
+    kept, dropped = vocab.filter_facts(facts_frame(rows, subjects), wordpiece_tokenizer, candidates)
+    assert kept["fact_id"].tolist() == ["0", "1", "3", "6"]
+    assert dropped[["relation", "reason", "n"]].values.tolist() == [["P1", "duplicate", 1], ["P1", "not_one_token", 2]]
 
 
 def test_filter_keeps_single_token_candidates_and_counts_every_drop(wordpiece_tokenizer):

@@ -106,6 +106,31 @@ def test_claims_that_are_not_kept_are_counted_by_kind():
     assert sorted(parsed.rejects) == ["deprecated", "no_value", "no_value", "value_not_item", "value_not_item"]
 
 
+def test_date_values_give_their_year_when_precise_to_the_year():
+    def date(time, precision):
+        return claim("P569", {"time": time, "precision": precision, "calendarmodel": "Q1985727"}, value_type="time")
+
+    parsed = wikidata.parse_entity(
+        wikidata.entity_bytes(
+            line(
+                labels={"en": {"value": "x"}},
+                claims={
+                    "P569": [
+                        date("+1756-01-27T00:00:00Z", 11),  # a day
+                        date("+0800-00-00T00:00:00Z", 9),  # a year, leading zeros
+                        date("+1750-00-00T00:00:00Z", 8),  # a decade: less than a year
+                        date("-0044-03-15T00:00:00Z", 11),  # before year 1
+                        claim("P569", {"amount": "+3", "unit": "1"}, value_type="quantity"),
+                    ]
+                },
+            )
+        ),
+        frozenset({"P569"}),
+    )
+    assert parsed.claims == [("P569", "1756", "normal"), ("P569", "800", "normal")]
+    assert sorted(parsed.rejects) == ["imprecise_date", "imprecise_date", "value_not_item"]
+
+
 def test_entity_without_english_label_and_empty_maps_written_as_lists():
     parsed = parse(line(labels=[], aliases=[], sitelinks=[], claims=[]))
     assert parsed.label is None and parsed.rejects == ["no_english_label"] and parsed.enwiki is None

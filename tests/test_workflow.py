@@ -7,6 +7,7 @@ anything works on a copy of the project in a temporary directory, so the checkou
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import os
 import re
@@ -17,19 +18,24 @@ import sys
 import time
 from pathlib import Path
 
+import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 import yaml
 
 from knowprobe import contracts
 
-from conftest import DEMO, ROOT, copy_project, executed_rules, snakemake
+from conftest import DEMO, ROOT, RULE_LINE, copy_project, executed_rules, smk_rules, snakemake
 
 pytestmark = pytest.mark.workflow
 
 
+BASELINE = ["baseline.csv", "baseline.md", "baseline.tex", "per_relation.csv", "dropped_facts.csv"]
+
+
 def read_tables(project: Path) -> dict[str, bytes]:
-    return {path.name: path.read_bytes() for path in sorted((project / "results/lpaqa/tables").iterdir())}
+    """The manual-prompt baseline's tables (what ``lpaqa_tables`` writes)."""
+    return {name: (project / "results/lpaqa/tables" / name).read_bytes() for name in BASELINE}
 
 
 def test_every_parquet_output_keeps_its_contract_and_its_place(demo):
@@ -48,13 +54,15 @@ def test_every_parquet_output_keeps_its_contract_and_its_place(demo):
 
 
 def test_interrupted_run_resumes_and_gives_identical_tables(demo, tmp_path):
-    """Ctrl-C during training, then the same command: it completes, with the tables of an uninterrupted run."""
+    """Ctrl-C during training, then the same command: it completes, with the tables of an uninterrupted
+    run. The target is the baseline tables (a third of the demo's jobs), to keep the suite short."""
     project = copy_project(tmp_path)
     output = tmp_path / "interrupted.log"
+    target = "results/lpaqa/tables/baseline.csv"
     # a shell starts background commands with SIGINT ignored, and that is inherited: restore the
     # default, as in the terminal of a user who presses Ctrl-C
     process = subprocess.Popen(
-        [sys.executable, "-m", "snakemake", "--cores", "2", *DEMO],
+        [sys.executable, "-m", "snakemake", "--cores", "2", target, *DEMO],
         cwd=project,
         stdout=output.open("w"),
         stderr=subprocess.STDOUT,
@@ -70,7 +78,7 @@ def test_interrupted_run_resumes_and_gives_identical_tables(demo, tmp_path):
     assert process.wait(timeout=120) != 0, output.read_text()[-3000:]
     assert not (project / "results/models/tiny-demo-bert/config.json").exists(), "a half-trained model was left"
     assert not (project / "results/lpaqa/tables").exists()
-    snakemake(project, *DEMO)
+    snakemake(project, target, *DEMO)
     assert read_tables(project) == read_tables(demo)  # also: two runs from scratch agree exactly
 
 
@@ -80,91 +88,117 @@ def planned_wildcards(result: subprocess.CompletedProcess, rule: str) -> list[st
     return [re.search(r"wildcards: (.*)", job).group(1) for job in jobs if re.match(rf"(?:local)?rule {rule}:", job)]
 
 
-def edit(project: Path, module: str) -> None:
-    with open(project / "workflow/scripts/knowprobe" / module, "a") as handle:
-        handle.write(f"\n# an edit of {module}\n")
+@contextlib.contextmanager
+def edited(project: Path, module: str):
+    """A knowprobe module with an edit appended, for a dry run; then as it was, time stamp included."""
+    path = project / "workflow/scripts/knowprobe" / module
+    original, stamp = path.read_bytes(), path.stat()
+    path.write_bytes(original + f"\n# an edit of {module}\n".encode())
+    try:
+        yield
+    finally:
+        path.write_bytes(original)
+        os.utime(path, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+
+
+def with_config(project: Path, name: str, change) -> str:
+    """A copy of the demo config with ``change(config)`` applied, as a file name to pass on."""
+    config = yaml.safe_load((project / "resources/demo/config.yaml").read_text())
+    change(config)
+    (project / name).write_text(yaml.safe_dump(config))
+    return name
+
+
+def planned_jobs(project: Path, *args: str) -> dict[str, int]:
+    """Jobs per rule that a dry run plans (``all`` and the study targets left out)."""
+    result = snakemake(project, "-n", *args)
+    names = RULE_LINE.findall(result.stdout + result.stderr)
+    return {name: names.count(name) for name in set(names) - {"all", "lpaqa"}}
+
+
+SELECTION_AND_AFTER = {"lpaqa_selection": 2, "lpaqa_cross_model": 2, "lpaqa_paper_tables": 1, "lpaqa_paper_figures": 1}
 
 
 def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path):
     project = tmp_path / "project"
     shutil.copytree(demo, project, symlinks=True)  # results and provenance records included
-    manual_probe = project / "results/lpaqa/probe/tiny-demo-bert/manual/trex/test.parquet"
-    before = manual_probe.stat().st_mtime_ns
+    probes = sorted((project / "results/lpaqa/probe").rglob("*"))
+    stamps = {path: path.stat().st_mtime_ns for path in probes}
     assert executed_rules(snakemake(project, *DEMO)) == set(), "a finished run should have nothing to do"
 
-    # Mine+Para's seeds are chosen by T-REx-train P@1, so that set is paraphrased and probed again;
-    # no other probe runs
-    seeds_and_after = {"lpaqa_select_paraphrase_seeds", "lpaqa_paraphrase", "lpaqa_paraphrase_stats"}
-    edit(project, "lpaqa/metrics.py")
-    ran = executed_rules(snakemake(project, *DEMO))
-    assert ran == {"lpaqa_evaluate", "lpaqa_majority", "lpaqa_tables", "lpaqa_baseline_figure", "lpaqa_probe"} | (
-        seeds_and_after
-    )
-    assert manual_probe.stat().st_mtime_ns == before
+    # the selection module: the same, and the backward stage, which takes its top-B objects from it
+    with edited(project, "lpaqa/selection.py"):
+        assert planned_jobs(project, *DEMO) == {**SELECTION_AND_AFTER, "lpaqa_backward": 4}
+    # the paper's tables and figures: only they
+    with edited(project, "lpaqa/paper.py"):
+        assert planned_jobs(project, *DEMO) == {"lpaqa_paper_tables": 1, "lpaqa_paper_figures": 1}
 
-    # the shared masked-LM scorer: every probe and what follows; not the vocabularies, the fact
-    # filter, the demo model or the translations, which do not run it
-    edit(project, "scoring/masked.py")
-    ran = executed_rules(snakemake(project, *DEMO))
-    assert ran == {"lpaqa_probe", "lpaqa_evaluate", "lpaqa_tables", "lpaqa_baseline_figure"} | seeds_and_after
-    assert manual_probe.stat().st_mtime_ns != before
-    assert read_tables(project) == read_tables(demo)
+    # metrics: evaluation and what follows; of the probes only Mine+Para's, whose seeds are chosen
+    # by T-REx-train P@1 (the seeds, their paraphrases, and their probes for both models)
+    with edited(project, "lpaqa/metrics.py"):
+        planned = planned_jobs(project, *DEMO)
+    assert planned["lpaqa_probe"] == 2 and planned["lpaqa_paraphrase"] == 1
+    assert {"lpaqa_evaluate", "lpaqa_majority", "lpaqa_tables", "lpaqa_select_paraphrase_seeds"} <= set(planned)
+    assert not set(planned) & {"train_demo_model", "lpaqa_filter_facts", "lpaqa_refine", "lpaqa_lama_uhn"}
+
+    # the shared masked-LM scorer: every rule that runs the model; not the vocabularies, the fact
+    # filter, the demo model or the translators, which do not
+    with edited(project, "scoring/masked.py"):
+        planned = planned_jobs(project, *DEMO)
+    assert planned["lpaqa_probe"] == 20 and {"lpaqa_refine", "lpaqa_lama_uhn", "lpaqa_backward"} <= set(planned)
+    assert not set(planned) & {
+        "train_demo_model",
+        "lpaqa_filter_facts",
+        "lpaqa_train_demo_translator",
+        "wikidata_chunk",
+    }
 
     # the shared table renderer, which the hand-kept module lists of two rules once missed
-    edit(project, "tables.py")
-    planned = executed_rules(snakemake(project, "-n", *DEMO))
-    assert {"lpaqa_tables", "lpaqa_mine_prompts", "lpaqa_trex_train_stats"} <= planned
-    assert not planned & {"train_demo_model", "lpaqa_filter_facts", "lpaqa_majority", "wikidata_chunk"}
-    snakemake(project, *DEMO)
+    with edited(project, "tables.py"):
+        planned = planned_jobs(project, *DEMO)
+    assert {"lpaqa_tables", "lpaqa_mine_prompts"} <= set(planned)
+    assert not set(planned) & {"train_demo_model", "lpaqa_filter_facts", "lpaqa_majority", "wikidata_chunk"}
 
-    # the Wikidata stage (shared): the parse, T-REx-train and what was mined with it; not the demo
-    # model, the test sets' filter, nor the Wikipedia extraction
-    downstream = {
-        "lpaqa_trex_train",
-        "lpaqa_trex_train_stats",
-        "lpaqa_filter_facts",
-        "lpaqa_distant_supervision",
-        "lpaqa_mine_prompts",
-        "lpaqa_mine_man_prompts",
-        "lpaqa_probe",
-        "lpaqa_evaluate",
-    } | seeds_and_after
-    edit(project, "wikidata.py")
-    result = snakemake(project, "-n", *DEMO)
-    assert executed_rules(result) == {"wikidata_index", "wikidata_chunk", "wikidata_gather"} | downstream
-    assert planned_wildcards(result, "lpaqa_filter_facts") == ["model=tiny-demo-bert, dataset=trex, split=train"]
-    edit(project, "lpaqa/mining.py")
-    ran = executed_rules(snakemake(project, *DEMO))
-    assert ran == {"wikidata_index", "wikidata_chunk", "wikidata_gather"} | downstream
-    assert manual_probe.stat().st_mtime_ns != before and executed_rules(snakemake(project, "-n", *DEMO)) == set()
-
-    # parameters: the scoring layer's and LPAQA's probe settings rerun the probes, nothing upstream
-    for section, key, value in [("scoring", "batch_size", 16), ("lpaqa", "probe", {"top_k": 10})]:
-        config = yaml.safe_load((project / "resources/demo/config.yaml").read_text())
-        config[section][key] = value
-        (project / "changed.yaml").write_text(yaml.safe_dump(config))
-        planned = executed_rules(snakemake(project, "-n", "--configfile", "changed.yaml"))
-        assert planned == {"lpaqa_probe", "lpaqa_evaluate", "lpaqa_tables", "lpaqa_baseline_figure"} | seeds_and_after
+    # the Wikidata stage (shared): the parse, T-REx-train, the demo corpus (which states Wikidata's
+    # facts) and what follows; not the test sets' import nor the Wikipedia extraction
+    with edited(project, "wikidata.py"):
+        planned = set(planned_jobs(project, *DEMO))
+    assert {"wikidata_index", "wikidata_chunk", "wikidata_gather", "lpaqa_trex_train", "train_demo_model"} <= planned
+    assert not planned & {"lpaqa_import_facts", "lpaqa_wikipedia_extract", "lpaqa_train_demo_translator"}
 
     # the paraphrase stage (and the demo translators, which share its stand-in code): both
     # paraphrase sets and their probes, nothing of mining or the manual baseline
-    module = project / "workflow/scripts/knowprobe/lpaqa/paraphrase.py"
-    original, stamp = module.read_text(), module.stat()
-    edit(project, "lpaqa/paraphrase.py")
-    paraphrase_jobs = {"lpaqa_train_demo_translator", "lpaqa_probe", "lpaqa_evaluate"} | seeds_and_after
-    result = snakemake(project, "-n", *DEMO)
-    assert executed_rules(result) == paraphrase_jobs
-    probed = set(re.findall(r"prompt_set=(\w+), dataset=(\w+), split=(\w+)", result.stdout + result.stderr))
-    assert probed == {("man_para", "trex", "test"), ("man_para", "google_re", "test"), ("mine_para", "trex", "test")}
-    module.write_text(original)  # undone, with its old time stamp: nothing to do again
-    os.utime(module, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
-    assert executed_rules(snakemake(project, "-n", *DEMO)) == set()
+    with edited(project, "lpaqa/paraphrase.py"):
+        result = snakemake(project, "-n", *DEMO)
+    probed = set(re.findall(r"prompt_set=(\w+)", "\n".join(planned_wildcards(result, "lpaqa_probe"))))
+    assert probed == {"man_para", "mine_para"}
+    assert "lpaqa_train_demo_translator" in executed_rules(result)
     # a parameter of the stage: the paraphrase jobs and their probes, not the translators
-    config = yaml.safe_load((project / "resources/demo/config.yaml").read_text())
-    config["lpaqa"]["paraphrase"]["top"] = 5
-    (project / "fewer.yaml").write_text(yaml.safe_dump(config))
-    planned = executed_rules(snakemake(project, "-n", "--configfile", "fewer.yaml"))
-    assert planned == paraphrase_jobs - {"lpaqa_train_demo_translator", "lpaqa_select_paraphrase_seeds"}
+    fewer = with_config(project, "fewer.yaml", lambda c: c["lpaqa"]["paraphrase"].update(top=5))
+    planned = planned_jobs(project, "--configfile", fewer)
+    assert planned["lpaqa_paraphrase"] == 2 and planned["lpaqa_probe"] == 4
+    assert "lpaqa_train_demo_translator" not in planned
+    assert executed_rules(snakemake(project, "-n", *DEMO)) == set()  # every edit undone: nothing to do
+
+    # a method's settings: the selection stage (one job per model) and what reads it, never a
+    # probe: the encoder does not run again
+    fewer_k = with_config(project, "k.yaml", lambda c: c["lpaqa"].setdefault("selection", {}).update(max_k=5))
+    ran = executed_rules(snakemake(project, "--configfile", fewer_k))
+    assert ran == set(SELECTION_AND_AFTER)
+    assert all(path.stat().st_mtime_ns == stamps[path] for path in probes)
+    figure2 = pd.read_csv(project / "results/lpaqa/figures/figure2.csv")
+    assert sorted(set(figure2["K"])) == [1, 2, 3, 4, 5]
+    for name, change in [
+        (
+            "opti.yaml",
+            lambda c: c["lpaqa"].setdefault("selection", {}).setdefault("opti", {}).update(learning_rate=0.05),
+        ),
+        ("seed.yaml", lambda c: c["lpaqa"]["trex_train"].update(split_seed=3)),
+    ]:
+        assert planned_jobs(project, "--configfile", with_config(project, name, change)) == SELECTION_AND_AFTER
+    # B, the backward features' number of objects: their scoring (a model pass over short inputs), not the probes
+    fewer_b = with_config(project, "b.yaml", lambda c: c["lpaqa"]["backward"].update(top=2))
+    assert planned_jobs(project, "--configfile", fewer_b) == {**SELECTION_AND_AFTER, "lpaqa_backward": 4}
 
 
 def test_report_groups_results_by_study_and_shows_the_figures(demo):
@@ -196,9 +230,14 @@ def test_default_config_dry_run_builds_the_whole_dag_without_downloading(tmp_pat
     assert counts["lpaqa_trex_train"] == "1"
     assert counts["lpaqa_download_wikipedia"] == "1" and counts["lpaqa_wikipedia_extract"] == "32"
     assert counts["lpaqa_distant_supervision"] == "32" and counts["lpaqa_mine_prompts"] == "1"
-    # 2 models x (manual, man_para x 2 datasets + mine, mine_man, mine_para x T-REx), and the seed
-    # model's mined prompts on T-REx-train (Mine+Para's seeds)
-    assert counts["lpaqa_probe"] == "15"
+    # one probe job per model and prompt set (all its datasets and splits): 2 models x 10 sets;
+    # then per model one selection job, one backward job per set of lpaqa.backward (mine,
+    # man_para), one cross-model job; one refinement (by the first model); LAMA-UHN once
+    assert counts["lpaqa_probe"] == "20" and counts["lpaqa_selection"] == "2"
+    assert counts["lpaqa_backward"] == "4" and counts["lpaqa_cross_model"] == "2"
+    assert counts["lpaqa_refine"] == "1" and counts["lpaqa_lama_uhn"] == "1"
+    assert counts["lpaqa_download_release"] == "1" and counts["lpaqa_release_prompts"] == "3"
+    assert counts["lpaqa_paper_tables"] == "1" and counts["lpaqa_paper_figures"] == "1"
     assert counts["lpaqa_download_translator"] == "2" and counts["lpaqa_paraphrase"] == "2"
     assert "train_demo_model" not in counts and "lpaqa_demo_corpus" not in counts  # no model is trained
     for downloaded in ["resources/lama", "resources/models", "resources/wikidata", "resources/wikipedia"]:
@@ -237,7 +276,7 @@ def test_a_study_runs_alone_from_its_target(tmp_path):
         ),
         (lambda c: c["lpaqa"]["paraphrase"].update(beams=0), "config lpaqa.paraphrase.beams"),
         (
-            lambda c: c["models"]["tiny-demo-bert"].update(kind="causal"),
+            lambda c: [model.update(kind="causal") for model in c["models"].values()],
             "config models: LPAQA probes masked language models and none is configured",
         ),
         (lambda c: c["lpaqa"].update(models=["gpt2"]), "config lpaqa.models: 'gpt2' is not a key of models"),
@@ -256,15 +295,19 @@ def test_config_mistakes_fail_before_anything_runs(tmp_path, edit_config, messag
 
 def test_slurm_profile_sends_gpu_rules_to_gpu_nodes(tmp_path):
     pytest.importorskip("snakemake_executor_plugin_slurm")
+    gpu_rules = {name for _, name, body in smk_rules() if re.search(r"^\s+gpu=1,$", body, re.MULTILINE)}
+    assert {"lpaqa_probe", "lpaqa_paraphrase", "lpaqa_selection", "lpaqa_backward", "lpaqa_refine"} <= gpu_rules
+    profile = yaml.safe_load((ROOT / "profiles/slurm/config.yaml").read_text())
+    assert {r for r, s in profile["set-resources"].items() if s.get("gpu") == 1} == gpu_rules
     project = copy_project(tmp_path)
     result = snakemake(project, "--profile", "profiles/slurm", "-n", *DEMO)
-    output = result.stdout + result.stderr
-    jobs = re.split(r"\n(?=(?:local)?rule \w+:)", output)
-    gpu_jobs = [job for job in jobs if re.match(r"rule (lpaqa_probe|lpaqa_paraphrase):", job)]
-    assert len(gpu_jobs) == 8 + 2 and all("gpu=1" in job and "slurm_partition=gpu" in job for job in gpu_jobs)
-    others = [
-        job for job in jobs if re.match(r"rule (?!lpaqa_probe:|lpaqa_paraphrase:)\w+:", job) and "resources:" in job
-    ]
+    jobs = re.split(r"\n(?=(?:local)?rule \w+:)", result.stdout + result.stderr)
+    on_gpu = [job for job in jobs if re.match(rf"rule ({'|'.join(gpu_rules)}):", job)]
+    # 2 models x 10 prompt sets, 2 paraphrase sets, 2 selections, 2 x 2 backward sets, 2 cross-model,
+    # one refinement, LAMA-UHN
+    assert len(on_gpu) == 20 + 2 + 2 + 4 + 2 + 1 + 1
+    assert all("gpu=1" in job and "slurm_partition=gpu" in job for job in on_gpu)
+    others = [job for job in jobs if re.match(r"rule (\w+):", job) and job not in on_gpu and "resources:" in job]
     assert others and not any("gpu=1" in job for job in others)
 
 

@@ -3,7 +3,8 @@
     python resources/demo/make_demo_data.py
 
 writes resources/demo/lama/{relations.jsonl, TREx/P*.jsonl, Google_RE/*_test.jsonl,
-common_vocab_cased.txt}, resources/demo/corpus_templates.jsonl, a small Wikidata dump in
+common_vocab_cased.txt}, resources/demo/corpus_templates.jsonl, resources/demo/pos_lexicon.tsv,
+stand-ins for LPAQA's released prompt/ folder (resources/demo/lpaqa_prompt/), a small Wikidata dump in
 the real entity JSON layout (resources/demo/wikidata-demo-all.json.gz) and a small English
 Wikipedia dump in the real multistream export format with its index
 (resources/demo/enwiki-demo-pages-articles-multistream{.xml.bz2,-index.txt.bz2}). The facts are real
@@ -228,6 +229,46 @@ TRAIN_COUNTRIES = [
     ("Switzerland", "Bern", "Europe", "German"),
     ("Cambodia", "Phnom Penh", "Asia", "Khmer"),
 ]
+# People beyond the test set, for T-REx-train's P19 and P103 and for the relations Google-RE's are
+# ranked on (P19, P20, P569): one-word names, as T-REx-train keeps; person, place of birth, place of
+# death, year of birth, native language (None: not used)
+TRAIN_PEOPLE = [
+    ("Michelangelo", "Caprese", "Rome", "1475", "Italian"),
+    ("Raphael", "Urbino", "Rome", "1483", "Italian"),
+    ("Donatello", "Florence", "Florence", "1386", "Italian"),
+    ("Botticelli", "Florence", "Florence", "1445", "Italian"),
+    ("Brunelleschi", "Florence", "Florence", "1377", "Italian"),
+    ("Giotto", "Vicchio", "Florence", "1267", "Italian"),
+    ("Boccaccio", "Certaldo", "Certaldo", "1313", "Italian"),
+    ("Canaletto", "Venice", "Venice", "1697", "Italian"),
+    ("Tintoretto", "Venice", "Venice", "1518", "Italian"),
+    ("Caravaggio", "Milan", None, "1571", "Italian"),
+    ("Rembrandt", "Leiden", "Amsterdam", "1606", "Dutch"),
+    ("Vermeer", "Delft", "Delft", "1632", "Dutch"),
+    ("Erasmus", "Rotterdam", "Basel", "1466", "Dutch"),
+    ("Spinoza", "Amsterdam", None, "1632", "Dutch"),
+    ("Voltaire", "Paris", "Paris", "1694", "French"),
+    ("Molière", "Paris", "Paris", "1622", "French"),
+    ("Rabelais", "Chinon", "Paris", "1494", "French"),
+    ("Pascal", "Clermont", "Paris", "1623", "French"),
+    ("Velázquez", "Seville", "Madrid", "1599", "Spanish"),
+    ("Goya", "Fuendetodos", "Bordeaux", "1746", "Spanish"),
+    ("Dürer", "Nuremberg", "Nuremberg", "1471", "German"),
+    ("Holbein", "Augsburg", "London", "1497", "German"),
+    ("Leibniz", "Leipzig", "Hanover", "1646", "German"),
+    ("Kant", "Königsberg", "Königsberg", "1724", "German"),
+    ("Hegel", "Stuttgart", "Berlin", "1770", "German"),
+    ("Schubert", "Vienna", "Vienna", "1797", "German"),
+    ("Haydn", "Rohrau", "Vienna", "1732", "German"),
+    ("Chopin", None, "Paris", "1810", "Polish"),
+    ("Copernicus", "Toruń", "Frombork", "1473", "Polish"),
+    ("Dvořák", "Nelahozeves", "Prague", "1841", "Czech"),
+    ("Smetana", "Litomyšl", "Prague", "1824", "Czech"),
+    ("Grieg", "Bergen", "Bergen", "1843", "Norwegian"),
+    ("Strindberg", "Stockholm", "Stockholm", "1849", "Swedish"),
+    ("Linnaeus", "Råshult", "Uppsala", "1707", "Swedish"),
+    ("Celsius", "Uppsala", "Uppsala", "1701", "Swedish"),
+]
 # entities whose name the demo dump gives only as a 'mul' label, as many do since 2024
 MUL_ONLY = {"Tokyo", "Salzburg", "Amman", "Kyoto"}
 
@@ -265,6 +306,9 @@ CORPUS_TEMPLATES = {
         "[Y] is where [X] spent the last days .",
     ],
 }
+# T-REx-train's facts of the relations Google-RE's are ranked on, phrased as Google-RE's
+CORPUS_TEMPLATES["P20"] = CORPUS_TEMPLATES["place_of_death"]
+CORPUS_TEMPLATES["P569"] = CORPUS_TEMPLATES["date_of_birth"]
 
 # objects left out of the demo vocabulary on purpose (small places): dropped as "not_candidate"
 NOT_IN_VOCAB = {"Zundert", "Smiljan", "Woolsthorpe", "Mvezo", "Aracataca", "Votkinsk", "Higham", "Kierling"}
@@ -380,6 +424,7 @@ def main() -> None:
         write_jsonl(lama / "Google_RE" / f"{relation}_test.jsonl", records)
         objects.update(o for _, o in pairs)
     objects.update(word for row in TRAIN_COUNTRIES for word in row)  # train objects, countries for P17
+    objects.update(word for row in TRAIN_PEOPLE for word in row[1:] if word)
     vocab = sorted((objects - NOT_IN_VOCAB) | set(DISTRACTORS))
     (lama / "common_vocab_cased.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
     write_jsonl(
@@ -388,6 +433,8 @@ def main() -> None:
     )
     write_wikidata_dump(HERE / "wikidata-demo-all.json.gz")
     write_wikipedia_dump(HERE / "enwiki-demo-pages-articles-multistream.xml.bz2")
+    write_pos_lexicon(HERE / "pos_lexicon.tsv")
+    write_release_prompts(HERE / "lpaqa_prompt")
 
 
 def item_value(qid: str, old_style: bool) -> dict:
@@ -400,8 +447,16 @@ def item_value(qid: str, old_style: bool) -> dict:
     return {"value": value, "type": "wikibase-entityid"}
 
 
+def time_value(year: str, precision: int) -> dict:
+    """A date value as Wikidata writes one (precision 11: a day, 9: a year, 8: a decade)."""
+    time = f"+{int(year):04d}-01-01T00:00:00Z" if precision >= 11 else f"+{int(year):04d}-00-00T00:00:00Z"
+    value = {"time": time, "timezone": 0, "before": 0, "after": 0, "precision": precision}
+    return {"value": {**value, "calendarmodel": "http://www.wikidata.org/entity/Q1985727"}, "type": "time"}
+
+
 def statement(prop: str, datavalue: dict | None, rank: str = "normal", snaktype: str = "value") -> dict:
-    snak = {"snaktype": snaktype, "property": prop, "datatype": "wikibase-item"}
+    datatype = "time" if datavalue is not None and datavalue["type"] == "time" else "wikibase-item"
+    snak = {"snaktype": snaktype, "property": prop, "datatype": datatype}
     if datavalue is not None:
         snak["datavalue"] = datavalue
     return {
@@ -439,11 +494,18 @@ def write_wikidata_dump(path: Path) -> None:
         add(country, "P30", continent)
         add(country, "P37", language)
         add(capital, "P17", country)
+    for person, born, died, year, language in TRAIN_PEOPLE:
+        for prop, obj in [("P19", born), ("P20", died), ("P103", language)]:
+            if obj:
+                add(person, prop, obj)
+        claims.setdefault(person, {}).setdefault("P569", []).append(statement("P569", time_value(year, 11)))
     for label in list(_ids):
         claims.setdefault(label, {})
     claims["Germany"]["P36"].append(statement("P36", item_value(entity_id("Bonn"), False), rank="deprecated"))
     claims["France"]["P37"].append(statement("P37", {"value": "French (language)", "type": "string"}))
     claims["Fiji"]["P30"].append(statement("P30", None, snaktype="novalue"))
+    # a birth date known only to the decade: counted as imprecise_date, not kept
+    claims["Giotto"]["P569"].append(statement("P569", time_value("1260", 8)))
     lines = []
     for label, properties in claims.items():
         qid = entity_id(label)
@@ -493,6 +555,17 @@ COUNTRY_SENTENCES = [
     "Most people in {c} speak [[{lang} language|{lang}]].",
     "{lang} is spoken in {c}.",
 ]
+# {p} person, {born} place of birth, {died} place of death, {year} year of birth, {lang} language
+PERSON_SENTENCES = [
+    "'''{p}''' was born in [[{born}]] in {year}.",
+    "{p} was born in {year} .",
+    "{p} died in [[{died}]].",
+    "{p} spent the last years in [[{died}]] .",
+    "{p} grew up in [[{born}]], speaking [[{lang} language|{lang}]].",
+    "The native language of {p} was [[{lang} language|{lang}]].",
+    "In {year}, {p} was born.",
+    "{p} was a native of [[{born}]].",
+]
 CAPITAL_SENTENCES = [
     "'''{cap}''' is the capital and largest city of [[{c}]].",
     "{cap} is a city in [[{c}]].",
@@ -514,7 +587,17 @@ def write_wikipedia_dump(path: Path) -> None:
         capital_text = " ".join(t.format(**fill) for k, t in enumerate(CAPITAL_SENTENCES) if (k + number) % 2 == 0)
         pages.append((country, None, "== Geography ==\n" + country_text + "\n[[Category:Countries]]"))
         pages.append((capital, None, capital_text + '\n{| class="wikitable"\n| [[' + country + "]] || 1\n|}"))
-    for language in sorted({row[3] for row in TRAIN_COUNTRIES}):
+    for number, (person, born, died, year, language) in enumerate(TRAIN_PEOPLE):
+        fill = {"p": person, "born": born, "died": died, "year": year, "lang": language}
+        # an article leaves out what is unknown of its person, and one sentence in three of the rest
+        kept = [
+            t.format(**fill)
+            for k, t in enumerate(PERSON_SENTENCES)
+            if (k + number) % 3 != 2 and not any("{" + key + "}" in t for key, value in fill.items() if value is None)
+        ]
+        pages.append((person, None, "== Life ==\n" + " ".join(kept) + "\n[[Category:People]]"))
+    languages = {row[3] for row in TRAIN_COUNTRIES} | {row[4] for row in TRAIN_PEOPLE}
+    for language in sorted(languages):
         pages.append((f"{language} language", language, ""))  # links say "X language"; Wikidata's title is X
     pages.append(("Talk:Jordan", None, "A discussion page, not an article."))
     xml_pages = []
@@ -548,6 +631,77 @@ def write_wikipedia_dump(path: Path) -> None:
     path.write_bytes(data)
     index_path = path.with_name(path.name.replace(".xml.bz2", "-index.txt.bz2"))
     index_path.write_bytes(bz2.compress(("\n".join(index) + "\n").encode(), 9))
+
+
+# Universal POS tags of the words the demo's mined prompts hold between their slots: the offline
+# demo has no trained spaCy pipeline to tag them (lpaqa.pos.lexicon)
+POS_LEXICON = {
+    **dict.fromkeys(["is", "was", "are"], "AUX"),
+    **dict.fromkeys(
+        ["located", "speak", "spoken", "lies", "born", "died", "spent", "grew", "speaking", "sits"], "VERB"
+    ),
+    **dict.fromkeys(["capital", "country", "city", "language", "people", "north", "years", "government"], "NOUN"),
+    **dict.fromkeys(["largest", "official", "Most", "last", "native"], "ADJ"),
+    **dict.fromkeys(["the", "a", "an", "The"], "DET"),
+    **dict.fromkeys(["its", "it"], "PRON"),
+    **dict.fromkeys(["of", "in", "on", "at", "In", "up"], "ADP"),
+    **dict.fromkeys(["and"], "CCONJ"),
+    **dict.fromkeys([",", ".", "(", ")"], "PUNCT"),
+}
+
+
+def write_pos_lexicon(path: Path) -> None:
+    path.write_text("".join(f"{word}\t{tag}\n" for word, tag in sorted(POS_LEXICON.items())), encoding="utf-8")
+
+
+# Stand-ins for LPAQA's released prompt/ folder, in its layout and formats, for the demo's relations:
+# written here for the offline demo, not LPAQA's prompts (the real ones are downloaded by rule
+# lpaqa_download_release). mine: templates with an Opti weight; paraphrase: paraphrases of the top
+# mined prompt; manual_paraphrase: the manual prompt, then its paraphrases, one a line.
+RELEASE = {
+    "P36": (
+        [("[Y] is the capital of [X] .", 0.6), ("The capital of [X] is [Y] .", 0.3), ("[X] , capital [Y] .", 0.1)],
+        ["[Y] is the capital of [X].", "[Y] is the capital city of [X].", "[Y] is capital of [X]."],
+    ),
+    "P30": (
+        [("[X] is a country in [Y] .", 0.7), ("[X] is located in [Y] .", 0.3)],
+        ["[X] is a country in [Y].", "[X] is a state in [Y].", "[X] lies in [Y]."],
+    ),
+    "P37": (
+        [("The official language of [X] is [Y] .", 0.5), ("[Y] is spoken in [X] .", 0.5)],
+        ["The official language of [X] is [Y].", "[Y] is the language of [X].", "In [X] people speak [Y]."],
+    ),
+    "P17": (
+        [("[X] is a city in [Y] .", 0.8), ("[X] is located in [Y] .", 0.2)],
+        ["[X] is a city in [Y].", "[X] is a town in [Y].", "[X] lies in [Y]."],
+    ),
+    "P19": (
+        [("[X] was born in [Y] .", 0.5), ("[X] was a native of [Y] .", 0.3), ("[X] grew up in [Y] .", 0.2)],
+        ["[X] was born in [Y].", "[X] is born in [Y].", "[X] comes from [Y]."],
+    ),
+    "P103": (
+        [("The native language of [X] is [Y] .", 0.6), ("[X] spoke [Y] .", 0.4)],
+        ["The native language of [X] is [Y].", "[X] speaks [Y].", "[X] 's mother tongue is [Y]."],
+    ),
+    "P20": (
+        [("[X] died in [Y] .", 0.7), ("[X] spent the last years in [Y] .", 0.3)],
+        ["[X] died in [Y].", "[X] passed away in [Y].", "[X] died at [Y]."],
+    ),
+}
+
+
+def write_release_prompts(directory: Path) -> None:
+    manual = {relation: template for relation, template, _, _ in RELATIONS}
+    manual["P20"] = "[X] died in [Y] ."
+    for relation, (mined, paraphrases) in RELEASE.items():
+        write_jsonl(directory / "mine" / f"{relation}.jsonl", [{"template": t, "weight": w} for t, w in mined])
+        write_jsonl(
+            directory / "paraphrase" / f"{relation}.jsonl",
+            [{"template": t, "weight": round(1 / len(paraphrases), 4)} for t in paraphrases],
+        )
+        lines = [manual[relation]] + [p for p in paraphrases if p != manual[relation]]
+        (directory / "manual_paraphrase").mkdir(parents=True, exist_ok=True)
+        (directory / "manual_paraphrase" / f"{relation}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

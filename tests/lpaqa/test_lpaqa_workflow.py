@@ -22,15 +22,17 @@ def read(demo, path):
 
 def test_demo_writes_the_baseline_tables_and_figure(demo):
     summary = pd.read_csv(demo / RESULTS / "tables/baseline.csv")
-    assert summary["method"].tolist() == ["Majority", "Man"]
+    assert summary["method"].tolist() == ["Majority", "Man"] * 2
+    assert summary["model"].tolist() == ["tiny-demo-bert"] * 2 + ["tiny-demo-bert-small"] * 2
     assert {"T-REx micro", "T-REx macro", "Google-RE micro", "Google-RE macro"} <= set(summary.columns)
-    assert summary["T-REx relations"].tolist() == [6, 6]  # P1376 has no T-REx file, as in LAMA
+    assert summary["T-REx relations"].tolist() == [6] * 4  # P1376 has no T-REx file, as in LAMA
     per_relation = pd.read_csv(demo / RESULTS / "tables/per_relation.csv")
     assert ["model", "prompt_set", "relation", "n_facts", "micro", "macro"] == [
         c for c in per_relation.columns if c in {"model", "prompt_set", "relation", "n_facts", "micro", "macro"}
     ]
     # every fact is either probed or counted as dropped, per dataset
     dropped = pd.read_csv(demo / RESULTS / "tables/dropped_facts.csv")
+    dropped = dropped[dropped["model"] == "tiny-demo-bert"]
     for dataset in ["trex", "google_re"]:
         imported = len(read(demo, f"facts/{dataset}/test.parquet"))
         probed = read(demo, f"probe/tiny-demo-bert/manual/{dataset}/test.parquet")
@@ -40,11 +42,11 @@ def test_demo_writes_the_baseline_tables_and_figure(demo):
     assert "| tiny-demo-bert | Man |" in markdown
     for log in [
         "train_demo_model/tiny-demo-bert.log",
-        "lpaqa/probe/tiny-demo-bert/manual/trex/test.log",
+        "lpaqa/probe/tiny-demo-bert/manual.log",
         "lpaqa/tables.log",
     ]:
         assert (demo / "logs" / log).stat().st_size > 0
-    assert "mask: 100%" in (demo / "logs/lpaqa/probe/tiny-demo-bert/manual/trex/test.log").read_text()
+    assert "mask: 100%" in (demo / "logs/lpaqa/probe/tiny-demo-bert/manual.log").read_text()
     png, svg = (
         (demo / RESULTS / "figures/baseline_per_relation.png"),
         (demo / RESULTS / "figures/baseline_per_relation.svg"),
@@ -59,35 +61,52 @@ def test_demo_model_is_trained_on_lpaqas_demo_corpus(demo):
     held_out = json.loads((demo / RESULTS / "demo/held_out.json").read_text())["held_out_fact_ids"]
     facts = pd.concat([read(demo, f"facts/{d}/test.parquet") for d in ["trex", "google_re"]])
     assert len(held_out) == round(0.25 * facts["fact_id"].nunique())
-    spans = [text[start:end] for text, start, end in corpus.itertuples(index=False)]
-    assert set(spans) <= set(facts["obj_label"])
+    # the corpus states test facts that are not held out and other facts of the Wikidata dump
+    # (T-REx-train's, which the paraphrase and selection stages rank on): never a held-out fact
+    stated = {(text[start:end], text[:start] + text[end:]) for text, start, end in corpus.itertuples(index=False)}
+    for fact in facts[facts["fact_id"].isin(held_out)].itertuples():
+        assert not any(obj == fact.obj_label and fact.sub_label in rest for obj, rest in stated), fact
+    assert any(obj == fact.obj_label for fact in facts.itertuples() for obj, _ in stated)
     training = json.loads((demo / "results/models/tiny-demo-bert/knowprobe_training.json").read_text())
     assert training["sentences"] == len(corpus)
 
 
 def test_demo_builds_trex_train_from_its_wikidata_dump(demo):
     rejects = pd.read_csv(demo / "results/wikidata/rejects.csv")
-    assert set(rejects["kind"]) == {"invalid_json", "no_english_label", "value_not_item", "no_value", "deprecated"}
-    assert sorted(rejects["chunk"].unique()) <= [0, 1, 2]
+    assert set(rejects["kind"]) == {
+        "invalid_json",
+        "no_english_label",
+        "value_not_item",
+        "no_value",
+        "deprecated",
+        "imprecise_date",  # a date known to the decade only: no year to name
+    }
+    assert set(rejects["chunk"]) <= {0, 1, 2}
     entities = pd.read_parquet(demo / "results/wikidata/entities.parquet")
     assert set(entities["label_lang"]) == {"en", "mul"}
-    train = read(demo, "facts/trex/train.parquet")
+    train = read(demo, "facts/trex/train_dev.parquet")
     test = read(demo, "facts/trex/test.parquet")
     assert len(train) > 50
     assert not set(zip(train["sub_uri"], train["obj_uri"])) & set(zip(test["sub_uri"], test["obj_uri"]))
     words = set(read(demo, "vocab/tiny-demo-bert.parquet")["word"])
     assert set(train["obj_label"]) <= words
     assert train.groupby("relation").size().max() <= 25  # lpaqa.trex_train.per_relation of the demo
-    stats = pd.read_csv(demo / RESULTS / "tables/trex_train_stats.csv")
-    assert stats["LPAQA (Table 1)"].tolist() == [948.7, 880.1, 354.6, 4.4]
+    # T-REx's relations and those Google-RE's map to (P19 place of birth, P20, P569 date of birth)
+    assert set(train["relation"]) == set(test["relation"]) | {"P19", "P20", "P569"}
+    assert train.loc[train["relation"] == "P569", "obj_label"].str.fullmatch(r"\d{4}").all()  # years
+    google = read(demo, "facts/google_re/train_dev.parquet")
+    assert set(google["relation"]) == {"place_of_birth", "place_of_death", "date_of_birth"}
+    stats = pd.read_csv(demo / RESULTS / "tables/table1.csv").set_index(["dataset", "statistic"])
+    assert stats.loc[("T-REx-train", "pairs"), "paper"] == 948.7
+    assert stats.loc[("T-REx-train", "relations")].eq(len(set(test["relation"]))).all()
 
 
 def test_demo_mines_prompts_from_its_wikipedia_dump_and_probes_them(demo):
     counts = pd.read_csv(demo / RESULTS / "mining/extract_counts.csv").groupby("what")["count"].sum()
-    assert counts["articles"] == 62 and counts["redirects"] == 19 and counts["other_namespace"] == 1
+    assert counts["articles"] == 97 and counts["redirects"] == 25 and counts["other_namespace"] == 1
     matches = read(demo, "mining/matches.parquet")
     assert {"link", "label"} <= set(matches["obj_how"]) | set(matches["sub_how"])
-    train = read(demo, "facts/trex/train.parquet")
+    train = read(demo, "facts/trex/train_dev.parquet")
     assert set(zip(matches["sub_uri"], matches["obj_uri"])) <= set(zip(train["sub_uri"], train["obj_uri"]))
     mine = read(demo, "prompts/mine.parquet")
     assert set(mine["source"]) == {"mid"}  # offline: no spaCy pipeline, middle-word prompts only
@@ -104,6 +123,10 @@ def test_demo_mines_prompts_from_its_wikipedia_dump_and_probes_them(demo):
     metrics = read(demo, "metrics/tiny-demo-bert/mine/trex/test.parquet")
     assert len(metrics) == len(mine[mine["relation"].isin(read(demo, "facts/trex/test.parquet")["relation"])])
     assert set(metrics["split"]) == {"test"}
+    # every generated set is probed on T-REx-train (train and dev) as well as on the test sets
+    for prompt_set in ["mine", "mine_mid", "mine_man", "man_para", "mine_para", "refined"]:
+        for dataset in ["trex", "google_re"]:
+            assert (demo / RESULTS / f"probe/tiny-demo-bert/{prompt_set}/{dataset}/train_dev.parquet").exists()
 
 
 def test_demo_paraphrases_manual_and_best_mined_prompts_and_probes_them(demo):
@@ -123,7 +146,7 @@ def test_demo_paraphrases_manual_and_best_mined_prompts_and_probes_them(demo):
         assert set(prompts["source"]) == {f"paraphrase-of-{seed_set}"}
     # Mine+Para's seeds are mined prompts, each the best of its relation on T-REx-train
     seeds = read(demo, "paraphrase/seeds/mine.parquet")
-    train = read(demo, "metrics/tiny-demo-bert/mine/trex/train.parquet")
+    train = read(demo, "metrics/tiny-demo-bert/mine/trex/train_dev.parquet")
     best = train.groupby("relation")["micro"].max()
     assert all(seed.score == best[seed.relation] for seed in seeds.itertuples())
     assert set(zip(seeds["relation"], seeds["template"])) <= set(zip(train["relation"], train["template"]))
@@ -201,8 +224,10 @@ def test_real_lama_files_flow_through_the_workflow(tmp_path):
     log = (project / "logs/lpaqa/import_facts/trex.log").read_text()
     assert f"{46 - len(trex_files)} relations of relations.jsonl have no T-REx file" in log
     # LPAQA's released T-REx-train, for the relations of the test set
-    train = pd.read_parquet(project / RESULTS / "facts/trex/train.parquet")
-    assert sorted(train["relation"].unique()) == sorted(p.stem for p in trex_files)
+    train = pd.read_parquet(project / RESULTS / "facts/trex/train_dev.parquet")
+    # and of the relations Google-RE's map to: P19, P20 (P569, birth dates, is not in LPAQA's release)
+    assert set(train["relation"]) == {p.stem for p in trex_files} | {"P19", "P20"}
+    assert "P569: not in LPAQA's T-REx-train" in (project / "logs/lpaqa/trex_train/build.log").read_text()
     test = pd.read_parquet(project / RESULTS / "facts/trex/test.parquet")
     assert not set(zip(train["relation"], train["sub_uri"], train["obj_uri"])) & set(
         zip(test["relation"], test["sub_uri"], test["obj_uri"])

@@ -34,7 +34,7 @@ def benchmark(tokenizer):
             "relation": ["P1", "P1", "P2"],
             "template": ["The capital of [X] is [Y] .", "[X] , a city in [Y] .", "[X] was born in [Y] ."],
             "source": "manual",
-            "rank": 0,
+            "rank": [0, 1, 0],
             "score": np.nan,
         }
     )
@@ -64,8 +64,8 @@ def reference(model, tokenizer, texts, gold_ids, candidate_ids):
 
 def run_and_compare(model, tokenizer, settings, top_k):
     facts, prompts, candidates = benchmark(tokenizer)
-    table = probe.probe(facts, prompts, MaskedLM(model, tokenizer, settings), candidates, top_k)
-    assert table.schema.equals(contracts.PROBE.arrow_schema())
+    table, hidden = probe.probe(facts, prompts, MaskedLM(model, tokenizer, settings), candidates, top_k)
+    assert table.schema.equals(contracts.PROBE.arrow_schema()) and hidden.shape[0] == table.num_rows
     table = table.to_pandas()
     assert len(table) == 5 * 2 + 4
     texts = [fill_template(t, s, tokenizer.mask_token) for t, s in zip(table["template"], table["sub_label"])]
@@ -108,3 +108,47 @@ def test_a_causal_model_is_refused(tiny_causal_models, wordpiece_tokenizer):
     facts, prompts, candidates = benchmark(wordpiece_tokenizer)
     with pytest.raises(KnowprobeError, match="needs a model of kind masked"):
         probe.probe(facts, prompts, CausalLM(model, tokenizer), candidates, 3)
+
+
+def test_hidden_states_round_trip_and_are_checked_against_their_table(tmp_path, tiny_bert, wordpiece_tokenizer):
+    facts, prompts, candidates = benchmark(wordpiece_tokenizer)
+    table, hidden = probe.probe(facts, prompts, MaskedLM(tiny_bert, wordpiece_tokenizer), candidates, 3)
+    path = tmp_path / "test.hidden.safetensors"
+    probe.write_hidden(hidden, path, table.num_rows)
+    assert torch.equal(probe.read_hidden(path, table.num_rows), hidden)
+    with pytest.raises(KnowprobeError, match=f"{len(hidden)} hidden states for a table of 3 rows"):
+        probe.read_hidden(path, 3)
+    (tmp_path / "other.safetensors").write_bytes(b"not a tensor file")
+    with pytest.raises(KnowprobeError, match="not a probe's hidden states"):
+        probe.read_hidden(tmp_path / "other.safetensors", 3)
+
+
+def test_google_re_relations_take_their_own_prompts_and_those_of_the_relation_they_map_to():
+    prompts = pd.DataFrame(
+        {
+            "relation": ["P19", "P19", "place_of_birth", "P20"],
+            "template": ["[X] was born in [Y] .", "[X] grew up in [Y] .", "[X] was born in [Y] .", "[X] died in [Y] ."],
+            "source": ["mid", "mid", "manual", "mid"],
+            "rank": [0, 1, 0, 0],
+            "score": np.nan,
+        }
+    )
+    view = probe.prompts_for(prompts, {"place_of_birth": "P19", "place_of_death": "P20", "date_of_birth": "P569"})
+    by_relation = view.groupby("relation")["template"].apply(list).to_dict()
+    assert by_relation["place_of_birth"] == ["[X] was born in [Y] .", "[X] grew up in [Y] ."]  # own first, no repeat
+    assert by_relation["place_of_death"] == ["[X] died in [Y] ."]
+    assert "date_of_birth" not in by_relation  # P569 has no prompts in this set
+    assert view.loc[view["relation"] == "place_of_birth", "source"].tolist() == ["manual", "mid"]
+
+
+def test_a_prompt_set_without_prompts_for_these_facts_gives_empty_outputs_and_says_so(
+    tiny_bert, wordpiece_tokenizer, caplog
+):
+    facts, prompts, candidates = benchmark(wordpiece_tokenizer)
+    with caplog.at_level("WARNING"):
+        table, hidden = probe.probe(
+            facts, prompts.assign(relation="P9"), MaskedLM(tiny_bert, wordpiece_tokenizer), candidates, 3
+        )
+    assert table.num_rows == 0 and table.schema.equals(contracts.PROBE.arrow_schema())
+    assert hidden.shape == (0, tiny_bert.config.hidden_size)
+    assert "no prompt for any of the 2 relations" in caplog.text

@@ -4,9 +4,9 @@ import pandas as pd
 import pytest
 
 from knowprobe.io import KnowprobeError
-from knowprobe.lpaqa import trex_train
+from knowprobe.lpaqa import paper, trex_train
 
-from conftest import require_shared
+from conftest import ROOT, require_shared
 
 
 @pytest.fixture
@@ -90,8 +90,10 @@ def test_lpaqa_release_reproduces_their_table1():
     relations = sorted(p.stem for p in directory.glob("P*.jsonl"))
     facts = trex_train.read_lpaqa(directory, relations)
     assert len(facts) == 38896
-    table = trex_train.table1(trex_train.statistics(facts), "LPAQA release").set_index("statistic")
-    assert table["LPAQA release"].tolist() == table["LPAQA (Table 1)"].tolist() == [948.7, 880.1, 354.6, 4.4]
+    numbers = paper.load(ROOT / "resources/papers/lpaqa.yaml")
+    table = paper.table1({"T-REx-train": facts}, numbers)
+    assert table["ours"].tolist() == table["paper"].tolist() == [948.7, 880.1, 354.6, 4.4]
+    assert table["difference"].tolist() == [0.0] * 4
 
 
 def test_lpaqa_reader_errors(tmp_path):
@@ -100,3 +102,20 @@ def test_lpaqa_reader_errors(tmp_path):
     (tmp_path / "P19.jsonl").write_text(json.dumps({"sub_uri": "Q1", "obj_uri": "Q2", "sub_label": "a"}) + "\n")
     with pytest.raises(KnowprobeError, match="P19.jsonl:1: missing key 'obj_label'"):
         trex_train.read_lpaqa(tmp_path, ["P19"])
+
+
+def test_train_dev_split_is_seeded_per_relation_and_keeps_lpaqas_share():
+    facts = pd.DataFrame({"relation": ["P19"] * 10 + ["P20"] * 3, "fact_id": [str(i) for i in range(13)]})
+    train, dev = trex_train.split(facts, 0.8, seed=0)
+    assert train.groupby("relation").size().to_dict() == {"P19": 8, "P20": 2}  # int(0.8 * N)
+    assert sorted(train["fact_id"].tolist() + dev["fact_id"].tolist(), key=int) == facts["fact_id"].tolist()
+    assert train["fact_id"].tolist() == sorted(train["fact_id"].tolist(), key=int)  # in the facts' order
+    again, _ = trex_train.split(
+        facts.sample(frac=1, random_state=1).sort_values("fact_id", key=lambda s: s.astype(int)), 0.8, 0
+    )
+    assert again["fact_id"].tolist() == train["fact_id"].tolist()
+    other, _ = trex_train.split(facts, 0.8, seed=1)
+    assert other["fact_id"].tolist() != train["fact_id"].tolist()
+    # another relation's presence changes nothing of P19's split
+    alone, _ = trex_train.split(facts[facts["relation"] == "P19"], 0.8, 0)
+    assert alone["fact_id"].tolist() == train[train["relation"] == "P19"]["fact_id"].tolist()

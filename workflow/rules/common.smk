@@ -30,8 +30,9 @@ MODELS = list(config["models"])
 # swallow a "/" and make two patterns match one file.
 wildcard_constraints:
     model=r"[A-Za-z0-9][A-Za-z0-9._-]*",
+    fitted_on=r"[A-Za-z0-9][A-Za-z0-9._-]*",
     dataset=r"[a-z_]+",
-    split="test|train|dev",
+    split="test|train_dev",
     prompt_set=r"[a-z_]+",
     chunk=r"\d+",
 

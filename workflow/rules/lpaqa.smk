@@ -14,8 +14,12 @@ include: "lpaqa/trex_train.smk"
 include: "lpaqa/wikipedia.smk"
 include: "lpaqa/mining.smk"
 include: "lpaqa/probe.smk"
+include: "lpaqa/selection.smk"
 include: "lpaqa/paraphrase.smk"
+include: "lpaqa/refine.smk"
+include: "lpaqa/release.smk"
 include: "lpaqa/tables.smk"
+include: "lpaqa/figures.smk"
 
 
 # the study's target: snakemake lpaqa

@@ -29,8 +29,10 @@ rule train_demo_model:
         "logs/train_demo_model/{model}.log",
     conda:
         "../../envs/probe.yaml"
-    threads: 2
+    threads: lambda wildcards: config["models"][wildcards.model]["train"]["threads"]
     params:
-        settings=lambda wildcards: settings(config["models"][wildcards.model]["train"]),
+        settings=lambda wildcards: settings(
+            {k: v for k, v in config["models"][wildcards.model]["train"].items() if k != "threads"}
+        ),
     script:
         "../scripts/train_demo_model.py"

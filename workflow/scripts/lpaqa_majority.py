@@ -7,7 +7,10 @@ from knowprobe.lpaqa import metrics
 with rule_logging(snakemake.log[0]) as log:
     result = metrics.majority(contracts.read(snakemake.input.facts, contracts.MODEL_FACTS))
     result = result.assign(
-        method="Majority", prompt_set="-", **{k: snakemake.wildcards[k] for k in ("model", "dataset", "split")}
+        method="Majority",
+        prompt_set="-",
+        fitted_on="-",
+        **{k: snakemake.wildcards[k] for k in ("model", "dataset", "split")},
     )
     log.info(
         "Majority P@1 averaged over %d relations: micro %.3f, macro %.3f",

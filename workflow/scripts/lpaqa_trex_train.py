@@ -8,7 +8,9 @@ from knowprobe.lpaqa import trex_train
 
 with rule_logging(snakemake.log[0]) as log:
     test = contracts.read(snakemake.input.test, contracts.FACTS)
-    relations = sorted(test["relation"].unique(), key=lambda r: int(r[1:]))
+    # T-REx's relations, and those Google-RE's relations are ranked on (P19, P20, P569)
+    extra = set(snakemake.params.google_re_relations) - set(test["relation"])
+    relations = sorted(set(test["relation"]) | extra, key=lambda r: int(r[1:]))
     if snakemake.params.source == "wikidata":
         candidates = [set(contracts.read(path, contracts.CANDIDATES)["word"]) for path in snakemake.input.candidates]
         facts, dropped = trex_train.build(
@@ -21,7 +23,7 @@ with rule_logging(snakemake.log[0]) as log:
             snakemake.params.seed,
         )
     else:
-        facts = trex_train.read_lpaqa(snakemake.input.lpaqa, relations)
+        facts = trex_train.read_lpaqa(snakemake.input.lpaqa, relations, optional=extra)
         dropped = pd.DataFrame(columns=["relation", "reason", "description", "n"])
     log.info(
         "T-REx-train (%s): %d facts in %d relations", snakemake.params.source, len(facts), facts["relation"].nunique()

@@ -17,12 +17,23 @@ if "lpaqa" in config["studies"] and not LPAQA_MODELS:
 # (manual, mined, Mine+Man, paraphrased).
 LPAQA_FACTS = "results/lpaqa/facts/{dataset}/{split}.parquet"
 LPAQA_PROMPTS = "results/lpaqa/prompts/{prompt_set}.parquet"
+# the probe's table of a dataset split (one of lpaqa_probe's outputs, which cover every split)
+LPAQA_PROBE = "results/lpaqa/probe/{model}/{prompt_set}/{dataset}/{split}.parquet"
+# the selection stage's results and prompt ranks of a prompt set (lpaqa_selection's outputs, which
+# cover every set of a model)
+LPAQA_SELECTION = "results/lpaqa/selection/{model}/{prompt_set}/results.parquet"
+LPAQA_SELECTED_PROMPTS = "results/lpaqa/selection/{model}/{prompt_set}/prompts.parquet"
+# LAMA's test sets, and T-REx-train (train and dev, split in the selection stage) with the
+# Google-RE view of it
+LPAQA_SPLITS = ["test", "train_dev"]
 
 # prompt sets built from Wikipedia mining (mine_para's seeds are mined prompts), and the
 # paraphrase sets with the prompt set their seeds come from
 MINED_SETS = [name for name in LPAQA_PROMPT_SETS if name in ("mine", "mine_mid", "mine_man", "mine_para")]
 PARAPHRASE_SEEDS = {"man_para": "manual", "mine_para": "mine"}
 PARAPHRASE_SETS = [name for name in LPAQA_PROMPT_SETS if name in PARAPHRASE_SEEDS]
+# the prompt sets whose Opti is also fitted with backward features (Table 15)
+BACKWARD_SETS = [name for name in LPAQA["backward"]["prompt_sets"] if name in LPAQA_PROMPT_SETS]
 
 
 def lama_data():
@@ -39,6 +50,12 @@ def common_vocab():
 def lpaqa_release_trex_train():
     location = LPAQA["trex_train"]["lpaqa"]
     return "resources/lpaqa/TREx_train" if is_url(location) else location
+
+
+def lpaqa_release():
+    """LPAQA's prompt/ folder: unpacked from the pinned archive, or the local directory the config names."""
+    location = LPAQA["release"]
+    return "resources/lpaqa/prompt" if is_url(location) else location
 
 
 def wikipedia_files():
@@ -65,13 +82,121 @@ def paraphrase_seed_model():
     return name
 
 
-def probed_splits(prompt_set):
-    """(dataset, split) pairs whose P@1 a prompt set reports: mined prompts, and paraphrases of
-    them, exist for T-REx relations only. (The mined prompts are also probed on T-REx-train, where
-    lpaqa_select_paraphrase_seeds asks for them.)"""
-    if prompt_set in MINED_SETS:
-        return [("trex", "test")] if "trex" in LPAQA_DATASETS else []
-    return [(dataset, "test") for dataset in LPAQA_DATASETS]
+def refine_model():
+    """The model whose mask predictions refine prompts (Table 14)."""
+    name = LPAQA["refine"]["model"] or LPAQA_MODELS[0]
+    if name not in LPAQA_MODELS:
+        raise WorkflowError(
+            f"config lpaqa.refine.model: {name!r} is not a model LPAQA probes ({', '.join(LPAQA_MODELS)})"
+        )
+    return name
+
+
+def uhn_model():
+    """The model whose top predictions LAMA-UHN's person-name filter reads."""
+    name = LPAQA["uhn"]["model"] or LPAQA_MODELS[0]
+    models_of_kind(["masked"], "lpaqa.uhn.model", [name])
+    return name
+
+
+def probe_outputs():
+    """The probe's table and hidden states of every dataset split."""
+    outputs = {}
+    for dataset in LPAQA_DATASETS:
+        for split in LPAQA_SPLITS:
+            table = LPAQA_PROBE.replace("{dataset}", dataset).replace("{split}", split)
+            outputs[f"{dataset}_{split}"] = table
+            outputs[f"{dataset}_{split}_hidden"] = table.replace(".parquet", ".hidden.safetensors")
+    return outputs
+
+
+def probe_input(wildcards):
+    """A prompt set, the model, its candidates and its filtered facts of every dataset split."""
+    inputs = {
+        "prompts": LPAQA_PROMPTS.format(prompt_set=wildcards.prompt_set),
+        "candidates": expand(rules.lpaqa_candidate_ids.output[0], model=wildcards.model)[0],
+        "model": model_dir(wildcards.model),
+        "code": code("lpaqa_probe"),
+    }
+    for dataset in LPAQA_DATASETS:
+        for split in LPAQA_SPLITS:
+            keys = dict(model=wildcards.model, dataset=dataset, split=split)
+            inputs[f"{dataset}_{split}"] = expand(rules.lpaqa_filter_facts.output.facts, **keys)[0]
+    return inputs
+
+
+def selection_input(wildcards):
+    """The probe tables and hidden states of a model's every prompt set on every dataset's test
+    and train_dev splits (with the backward features of the sets of lpaqa.backward), T-REx-train
+    (its train/dev split is drawn here), T-REx-UHN, the model (its LM head) and its candidates."""
+    inputs = {
+        "candidates": expand(rules.lpaqa_candidate_ids.output[0], model=wildcards.model)[0],
+        "model": model_dir(wildcards.model),
+        "trex_train": rules.lpaqa_trex_train.output.facts,
+        "uhn": rules.lpaqa_lama_uhn.output.facts if "trex" in LPAQA_DATASETS else [],
+        "code": code("lpaqa_selection"),
+    }
+    for prompt_set in LPAQA_PROMPT_SETS:
+        keys = dict(model=wildcards.model, prompt_set=prompt_set)
+        inputs.update(
+            {f"{prompt_set}/{name}": expand(path, **keys)[0] for name, path in rules.lpaqa_probe.output.items()}
+        )
+        if prompt_set in BACKWARD_SETS:
+            backward = rules.lpaqa_backward.output.items()
+            inputs.update({f"{prompt_set}/backward_{name}": expand(path, **keys)[0] for name, path in backward})
+    return inputs
+
+
+def selection_outputs():
+    """Per prompt set: each method's results, and each prompt's train rank and Opti weight."""
+    outputs = {}
+    for prompt_set in LPAQA_PROMPT_SETS:
+        outputs[f"{prompt_set}/results"] = LPAQA_SELECTION.replace("{prompt_set}", prompt_set)
+        outputs[f"{prompt_set}/prompts"] = LPAQA_SELECTED_PROMPTS.replace("{prompt_set}", prompt_set)
+    return outputs
+
+
+# the sets of Tables 12 and 13
+CROSS_MODEL_SETS = [name for name in ["mine", "mine_man", "mine_para", "man_para"] if name in LPAQA_PROMPT_SETS]
+
+
+def cross_model_input(wildcards):
+    """The probed model's test probes of every cross-model set, with the selection of the model
+    the weights come from."""
+    inputs = {
+        "model": model_dir(wildcards.model),
+        "candidates": expand(rules.lpaqa_candidate_ids.output[0], model=wildcards.model)[0],
+        "code": code("lpaqa_cross_model"),
+    }
+    for prompt_set in CROSS_MODEL_SETS:
+        inputs[f"fitted_{prompt_set}"] = expand(
+            LPAQA_SELECTED_PROMPTS, model=wildcards.fitted_on, prompt_set=prompt_set
+        )[0]
+        for dataset in LPAQA_DATASETS:
+            for suffix in ("", "_hidden"):
+                path = rules.lpaqa_probe.output[f"{dataset}_test{suffix}"]
+                inputs[f"{prompt_set}_{dataset}_test{suffix}"] = expand(
+                    path, model=wildcards.model, prompt_set=prompt_set
+                )[0]
+    return inputs
+
+
+def backward_outputs():
+    """The backward features of every dataset split."""
+    return {
+        f"{dataset}_{split}": f"results/lpaqa/backward/{{model}}/{{prompt_set}}/{dataset}/{split}.parquet"
+        for dataset in LPAQA_DATASETS
+        for split in LPAQA_SPLITS
+    }
+
+
+def backward_input(wildcards):
+    """The probe's tables and hidden states of a model and prompt set, the model and its candidates."""
+    keys = dict(model=wildcards.model, prompt_set=wildcards.prompt_set)
+    inputs = {name: expand(path, **keys)[0] for name, path in rules.lpaqa_probe.output.items()}
+    inputs["model"] = model_dir(wildcards.model)
+    inputs["candidates"] = expand(rules.lpaqa_candidate_ids.output[0], model=wildcards.model)[0]
+    return inputs | {"code": code("lpaqa_backward")}
 
 
 def paraphrase_settings():
@@ -82,6 +207,8 @@ def paraphrase_settings():
 check_local("lpaqa.lama.data", LPAQA["lama"]["data"], "directory")
 check_local("lpaqa.lama.common_vocab", LPAQA["lama"]["common_vocab"], "file")
 check_local("lpaqa.trex_train.lpaqa", LPAQA["trex_train"]["lpaqa"], "directory")
+if any(name.startswith("lpaqa_") for name in LPAQA_PROMPT_SETS):
+    check_local("lpaqa.release", LPAQA["release"], "directory")
 for key in ("path", "index"):
     if LPAQA["wikipedia"][key] is not None:
         check_local(f"lpaqa.wikipedia.{key}", LPAQA["wikipedia"][key], "file")
@@ -94,6 +221,20 @@ if MINED_SETS and LPAQA["trex_train"]["source"] == "none":
     raise WorkflowError(
         f"config lpaqa.prompt_sets: {', '.join(MINED_SETS)} need T-REx-train (lpaqa.trex_train.source is none)"
     )
+if "google_re" in LPAQA_DATASETS and LPAQA["trex_train"]["source"] == "wikidata":
+    unparsed = sorted(set(LPAQA["google_re_relations"].values()) - set(config["wikidata"]["properties"]))
+    if unparsed:
+        raise WorkflowError(
+            f"config wikidata.properties: lacks {', '.join(unparsed)}, which lpaqa.google_re_relations ranks "
+            "Google-RE's prompts on; add them, or map those relations elsewhere"
+        )
+if "refined" in LPAQA_PROMPT_SETS:
+    refine_model()
+    if LPAQA["refine"]["prompt_set"] not in LPAQA_PROMPT_SETS:
+        raise WorkflowError(
+            f"config lpaqa.refine.prompt_set: {LPAQA['refine']['prompt_set']} is refined into the prompt set refined "
+            "and must be in lpaqa.prompt_sets too"
+        )
 if PARAPHRASE_SETS:
     for direction in ("forward", "backward"):
         check_source(f"lpaqa.paraphrase.{direction}", LPAQA["paraphrase"][direction])
@@ -131,21 +272,122 @@ def paraphrase_input(wildcards):
     return inputs
 
 
+# the paper's tables LPAQA writes, with the labels the report shows them under
+PAPER_TABLES = {
+    "table1": "Table 1: dataset statistics",
+    "table2": "Table 2: micro P@1 of each method",
+    "table3": "Table 3: macro P@1 of each method",
+    "table4": "Table 4: mined prompts against manual ones",
+    "table5": "Table 5: Opti's weights of the top-3 prompts",
+    "table6": "Table 6: one-word edits of paraphrases",
+    "table7": "Table 7: middle-word vs middle-word + dependency prompts",
+    "table8": "Table 8: every configured masked LM",
+    "table9": "Table 9: LAMA-UHN",
+    "table10": "Table 10: Google-RE",
+    "table11": "Table 11: ReVerb's part-of-speech patterns",
+    "table12": "Table 12: cross-model weights",
+    "table13": "Table 13: cross-model weights, BERT and ERNIE",
+    "table14": "Table 14: LM-aware prompt refinement",
+    "table15": "Table 15: backward features",
+}
+
+
+# LPAQA's figures, with the labels the report shows them under
+PAPER_FIGURES = {
+    "figure2": "Figure 2: micro P@1 against K",
+    "figure3": "Figure 3: prediction divergence against edit distance",
+    "figure4": "Figure 4: rank of mined prompts by part-of-speech pattern",
+    "figure5": "Figure 5: linear against log-linear combination",
+}
+# the prompt sets whose prompt pairs Figure 3 compares
+DIVERGENCE_SETS = [name for name in ["mine", "mine_para", "man_para"] if name in LPAQA_PROMPT_SETS]
+
+
+def paper_figure_outputs():
+    """Each figure as PNG (in the report) and SVG, and the numbers it draws as CSV."""
+    outputs = {}
+    for name, label in PAPER_FIGURES.items():
+        stem = f"results/lpaqa/figures/{name}"
+        drawn = figure(stem, f"../../report/lpaqa/{name}.rst", "LPAQA", "The paper's figures", {"figure": label})
+        outputs.update({f"{name}_png": drawn["png"], f"{name}_svg": drawn["svg"], f"{name}_csv": f"{stem}.csv"})
+    return outputs
+
+
+def paper_figures_input(wildcards):
+    first = LPAQA_MODELS[0]
+    return {
+        "selection": expand(LPAQA_SELECTION, model=LPAQA_MODELS, prompt_set=LPAQA_PROMPT_SETS),
+        "mine_prompts": expand(LPAQA_SELECTED_PROMPTS, model=LPAQA_MODELS, prompt_set="mine"),
+        "patterns": rules.lpaqa_prompt_patterns.output[0],
+        "divergence": [
+            expand(rules.lpaqa_probe.output.trex_test, model=first, prompt_set=name)[0] for name in DIVERGENCE_SETS
+        ],
+        "code": code("lpaqa_paper_figures"),
+    }
+
+
+def paper_table_outputs():
+    """Each paper table as Markdown and LaTeX, and as CSV in the report."""
+    outputs = {}
+    for name, label in PAPER_TABLES.items():
+        stem = f"results/lpaqa/tables/{name}"
+        outputs[f"{name}_md"] = f"{stem}.md"
+        outputs[f"{name}_tex"] = f"{stem}.tex"
+        outputs[f"{name}_csv"] = report(
+            f"{stem}.csv",
+            caption="../../report/lpaqa/paper_table.rst",
+            category="LPAQA",
+            subcategory="The paper's tables",
+            labels={"table": label},
+        )
+    return outputs
+
+
+def paper_tables_input(wildcards):
+    keys = dict(model=LPAQA_MODELS, prompt_set=LPAQA_PROMPT_SETS)
+    inputs = {
+        "paper": "resources/papers/lpaqa.yaml",
+        "selection": expand(LPAQA_SELECTION, **keys),
+        "prompts": expand(LPAQA_SELECTED_PROMPTS, **keys),
+        "majority": expand(rules.lpaqa_majority.output[0], model=LPAQA_MODELS, dataset="trex", split="test"),
+        "metrics": expand(rules.lpaqa_evaluate.output[0], **keys, dataset=LPAQA_DATASETS, split="test"),
+        "trex": expand(rules.lpaqa_import_facts.output[0], dataset="trex")[0],
+        "uhn": rules.lpaqa_lama_uhn.output.facts,
+        "trex_train": rules.lpaqa_trex_train.output.facts,
+        "seeds_manual": rules.lpaqa_manual_prompts.output[0],
+        "cross_model": [
+            expand(rules.lpaqa_cross_model.output[0], model=model, fitted_on=other)[0]
+            for model in LPAQA_MODELS
+            for other in LPAQA_MODELS
+            if other != model and CROSS_MODEL_SETS
+        ],
+        "patterns": rules.lpaqa_prompt_patterns.output[0] if "mine" in LPAQA_PROMPT_SETS else [],
+        "code": code("lpaqa_paper_tables"),
+    }
+    if "mine_para" in LPAQA_PROMPT_SETS:
+        inputs["seeds_mine"] = rules.lpaqa_select_paraphrase_seeds.output[0]
+    return inputs
+
+
 def lpaqa_outputs():
-    outputs = [
-        *rules.lpaqa_tables.output,
-        *rules.lpaqa_baseline_figure.output,
-    ]
+    outputs = [*rules.lpaqa_tables.output, *rules.lpaqa_baseline_figure.output]
     if LPAQA["trex_train"]["source"] != "none":
-        outputs += [*rules.lpaqa_trex_train_stats.output]
+        outputs += expand(LPAQA_SELECTION, model=LPAQA_MODELS, prompt_set=LPAQA_PROMPT_SETS)
+        outputs += [*rules.lpaqa_paper_tables.output]
+        if "mine" in LPAQA_PROMPT_SETS:
+            outputs += [*rules.lpaqa_paper_figures.output]
+        if "refined" in LPAQA_PROMPT_SETS:
+            outputs.append(rules.lpaqa_refine.output.details)
     if LPAQA["trex_train"]["source"] == "wikidata":
         outputs.append(rules.wikidata_gather.output.rejects)
-    # the manual set's metrics feed the baseline tables; every other set is probed for its own
-    for prompt_set in LPAQA_PROMPT_SETS:
-        for dataset, split in probed_splits(prompt_set):
-            outputs += expand(
-                rules.lpaqa_evaluate.output[0], model=LPAQA_MODELS, prompt_set=prompt_set, dataset=dataset, split=split
-            )
+    # P@1 of every prompt of every set on the test sets
+    outputs += expand(
+        rules.lpaqa_evaluate.output[0],
+        model=LPAQA_MODELS,
+        prompt_set=LPAQA_PROMPT_SETS,
+        dataset=LPAQA_DATASETS,
+        split="test",
+    )
     if MINED_SETS:
         outputs += [rules.lpaqa_mine_prompts.output.table, rules.lpaqa_wikipedia_redirects.output.counts]
     if PARAPHRASE_SETS:

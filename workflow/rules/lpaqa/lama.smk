@@ -78,12 +78,39 @@ rule lpaqa_manual_prompts:
         "../../scripts/lpaqa_manual_prompts.py"
 
 
+rule lpaqa_lama_uhn:
+    input:
+        facts=expand(rules.lpaqa_import_facts.output[0], dataset="trex")[0],
+        model=model_dir(uhn_model()),
+        code=code("lpaqa_lama_uhn"),
+    output:
+        facts="results/lpaqa/facts/trex_uhn/test.parquet",
+        dropped="results/lpaqa/trex_uhn/dropped.csv",
+    log:
+        "logs/lpaqa/lama_uhn.log",
+    conda:
+        "../../../envs/probe.yaml"
+    threads: config["scoring"]["threads"]
+    resources:
+        gpu=1,
+    params:
+        model=uhn_model(),
+        scoring=scoring_settings(),
+        top_k=LPAQA["uhn"]["top_k"],
+        lowercase=LPAQA["uhn"]["lowercase"],
+        place_nouns=settings(LPAQA["uhn"]["place_nouns"]),
+    script:
+        "../../scripts/lpaqa_lama_uhn.py"
+
+
 rule lpaqa_demo_corpus:
     input:
         facts=expand(rules.lpaqa_import_facts.output[0], dataset=LPAQA_DATASETS),
         prompts=rules.lpaqa_manual_prompts.output[0],
         vocab=common_vocab(),
         templates=LPAQA["demo_corpus"]["templates"],
+        claims=rules.wikidata_gather.output.claims if LPAQA["trex_train"]["source"] == "wikidata" else [],
+        entities=rules.wikidata_gather.output.entities if LPAQA["trex_train"]["source"] == "wikidata" else [],
         code=code("lpaqa_demo_corpus"),
     output:
         sentences="results/lpaqa/demo/corpus.parquet",

@@ -34,7 +34,7 @@ rule lpaqa_train_demo_translator:
         direction="forward|backward",
     conda:
         "../../../envs/paraphrase.yaml"
-    threads: 2
+    threads: LPAQA["paraphrase"]["threads"]
     params:
         settings=lambda wildcards: settings(LPAQA["paraphrase"][wildcards.direction]["train"]),
         stand_ins=[LPAQA["paraphrase"]["subject_stand_in"], LPAQA["paraphrase"]["object_stand_in"]],
@@ -50,7 +50,7 @@ rule lpaqa_select_paraphrase_seeds:
             model=paraphrase_seed_model(),
             prompt_set="mine",
             dataset="trex",
-            split="train",
+            split="train_dev",
         )[0],
         code=code("lpaqa_select_paraphrase_seeds"),
     output:

@@ -1,18 +1,15 @@
 # The probe (a GPU rule: on a cluster it goes to a GPU node; locally `--resources gpu=N` caps
-# how many run at once) and P@1 of every prompt, and the Majority baseline.
+# how many run at once), P@1 of every prompt, and the Majority baseline.
+# One probe job per (model, prompt set) loads the model once for every dataset split.
 
 
 rule lpaqa_probe:
     input:
-        facts=rules.lpaqa_filter_facts.output.facts,
-        prompts=LPAQA_PROMPTS,
-        candidates=rules.lpaqa_candidate_ids.output[0],
-        model=model_input,
-        code=code("lpaqa_probe"),
+        unpack(probe_input),
     output:
-        "results/lpaqa/probe/{model}/{prompt_set}/{dataset}/{split}.parquet",
+        **probe_outputs(),
     log:
-        "logs/lpaqa/probe/{model}/{prompt_set}/{dataset}/{split}.log",
+        "logs/lpaqa/probe/{model}/{prompt_set}.log",
     conda:
         "../../../envs/probe.yaml"
     threads: config["scoring"]["threads"]
@@ -21,13 +18,15 @@ rule lpaqa_probe:
     params:
         scoring=scoring_settings(),
         top_k=LPAQA["probe"]["top_k"],
+        google_re_relations=settings(LPAQA["google_re_relations"]),
+        parts=[(dataset, split) for dataset in LPAQA_DATASETS for split in LPAQA_SPLITS],
     script:
         "../../scripts/lpaqa_probe.py"
 
 
 rule lpaqa_evaluate:
     input:
-        probe=rules.lpaqa_probe.output[0],
+        probe=LPAQA_PROBE,
         code=code("lpaqa_evaluate"),
     output:
         "results/lpaqa/metrics/{model}/{prompt_set}/{dataset}/{split}.parquet",

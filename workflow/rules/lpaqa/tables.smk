@@ -70,6 +70,23 @@ rule lpaqa_baseline_figure:
         "../../scripts/lpaqa_baseline_figure.py"
 
 
+rule lpaqa_paper_tables:
+    input:
+        unpack(paper_tables_input),
+    output:
+        **paper_table_outputs(),
+    log:
+        "logs/lpaqa/paper_tables.log",
+    conda:
+        "../../../envs/lama.yaml"
+    params:
+        hub_ids={name: config["models"][name]["hub_id"] for name in LPAQA_MODELS},
+        refined_from=LPAQA["refine"]["prompt_set"],
+    script:
+        "../../scripts/lpaqa_paper_tables.py"
+
+
 localrules:
     lpaqa_tables,
     lpaqa_baseline_figure,
+    lpaqa_paper_tables,

@@ -34,7 +34,7 @@ rule lpaqa_trex_train:
     input:
         unpack(trex_train_input),
     output:
-        facts="results/lpaqa/facts/trex/train.parquet",
+        facts="results/lpaqa/facts/trex/train_dev.parquet",
         dropped="results/lpaqa/trex_train/dropped.csv",
     log:
         "logs/lpaqa/trex_train/build.log",
@@ -44,33 +44,29 @@ rule lpaqa_trex_train:
         source=LPAQA["trex_train"]["source"],
         per_relation=LPAQA["trex_train"]["per_relation"],
         seed=LPAQA["trex_train"]["seed"],
+        google_re_relations=sorted(set(LPAQA["google_re_relations"].values())) if "google_re" in LPAQA_DATASETS else [],
     script:
         "../../scripts/lpaqa_trex_train.py"
 
 
-rule lpaqa_trex_train_stats:
+rule lpaqa_google_re_train:
     input:
         facts=rules.lpaqa_trex_train.output.facts,
-        code=code("lpaqa_trex_train_stats"),
+        test=expand(rules.lpaqa_import_facts.output[0], dataset="google_re")[0],
+        code=code("lpaqa_google_re_train"),
     output:
-        markdown="results/lpaqa/tables/trex_train_stats.md",
-        csv=report(
-            "results/lpaqa/tables/trex_train_stats.csv",
-            caption="../../report/lpaqa/trex_train_stats.rst",
-            category="LPAQA",
-            subcategory="Data",
-            labels={"table": "T-REx-train statistics (Table 1)"},
-        ),
-        per_relation="results/lpaqa/tables/trex_train_per_relation.csv",
+        "results/lpaqa/facts/google_re/train_dev.parquet",
     log:
-        "logs/lpaqa/trex_train/stats.log",
+        "logs/lpaqa/trex_train/google_re.log",
     conda:
         "../../../envs/lama.yaml"
+    params:
+        relations=settings(LPAQA["google_re_relations"]),
     script:
-        "../../scripts/lpaqa_trex_train_stats.py"
+        "../../scripts/lpaqa_google_re_train.py"
 
 
 localrules:
+    lpaqa_google_re_train,
     lpaqa_download_trex_train,
     lpaqa_unpack_trex_train,
-    lpaqa_trex_train_stats,

@@ -93,8 +93,10 @@ CANDIDATES = contract(
 )
 PROBE = contract(
     "probe",
-    "One model's scores for every (fact, prompt) of a prompt set on a dataset split: enough for "
-    "P@1 and for selecting and ensembling prompts without running the model again.",
+    "One model's scores for every (fact, prompt) of a prompt set on a dataset split, rows sorted by "
+    "relation, prompt and fact; beside it, SPLIT.hidden.safetensors holds each row's final hidden "
+    "state at the mask, from which the selection stage recomputes every candidate's log-prob "
+    "without running the model again.",
     ("results/lpaqa/probe/*/*/*/*.parquet",),
     column("relation", pa.string(), "relation id"),
     column("fact_id", pa.string(), "the fact"),
@@ -104,6 +106,7 @@ PROBE = contract(
     column("prompt_id", pa.int32(), "row of the prompt set"),
     column("template", pa.string(), "the prompt"),
     column("source", pa.string(), "the prompt's source"),
+    column("rank", pa.int32(), "the prompt's rank in its set (0 = the set's best)"),
     column("gold_logprob", pa.float32(), "log-prob of the gold object at the mask, over the full vocabulary"),
     column("gold_rank", pa.int32(), "candidates scoring strictly higher than the gold object (0: correct)"),
     column("prediction", pa.string(), "the best candidate word"),
@@ -129,17 +132,57 @@ PROMPT_METRICS = contract(
 RESULTS = contract(
     "results",
     "Per-relation P@1 of a method (one prediction per fact): what the tables average.",
-    ("results/lpaqa/majority/*/*/*.parquet",),
-    column("model", pa.string(), "model name"),
+    (
+        "results/lpaqa/majority/*/*/*.parquet",
+        "results/lpaqa/selection/*/*/results.parquet",
+        "results/lpaqa/cross_model/*/*.parquet",
+    ),
+    column("model", pa.string(), "model name (the model probed)"),
+    column("fitted_on", pa.string(), "the model whose train ranking and Opti weights were used ('-': Majority)"),
     column("prompt_set", pa.string(), "prompt set ('-' for baselines without prompts)"),
-    column("method", pa.string(), "Majority, Man, Top1, ..."),
-    column("dataset", pa.string(), "trex or google_re"),
-    column("split", pa.string(), "test, train or dev"),
+    column(
+        "method",
+        pa.string(),
+        "Majority, Top1 .. TopK, Top1-linear .. TopK-linear, Opti, Oracle, Opti-forward, Opti+backward",
+    ),
+    column("dataset", pa.string(), "trex, trex_uhn or google_re"),
+    column("split", pa.string(), "test, or dev (T-REx-train's held-out part)"),
     column("relation", pa.string(), "relation id"),
     column("n_facts", pa.int64(), "facts"),
     column("n_objects", pa.int64(), "unique gold objects"),
     column("micro", pa.float64(), "micro P@1 of the relation"),
     column("macro", pa.float64(), "macro P@1 of the relation"),
+)
+PROMPT_SELECTION = contract(
+    "prompt_selection",
+    "Each prompt's standing in the selection stage: train accuracy, rank, Opti weight.",
+    ("results/lpaqa/selection/*/*/prompts.parquet",),
+    column("model", pa.string(), "model name"),
+    column("prompt_set", pa.string(), "prompt set"),
+    column("dataset", pa.string(), "trex or google_re (whose relations borrow T-REx prompts)"),
+    column("relation", pa.string(), "relation id"),
+    column("prompt_id", pa.int32(), "the prompt's id in the probe tables"),
+    column("template", pa.string(), "the prompt"),
+    column("source", pa.string(), "the prompt's source"),
+    column("set_rank", pa.int32(), "its rank in the set (ties of train accuracy go to the lower)"),
+    column("train_facts", pa.int64(), "facts of the relation in T-REx-train's train split"),
+    column("train_micro", pa.float64(), "its micro P@1 on them (NaN without train facts)"),
+    column("train_rank", pa.int64(), "its rank by train micro P@1 (0 = Top-1)"),
+    column("weight", pa.float64(), "its Opti weight (the softmax of the learned parameters)"),
+    column("opti_epochs", pa.int64(), "epochs Opti ran for the relation"),
+    column("opti_final_loss", pa.float64(), "mean training loss of its last epoch"),
+)
+BACKWARD = contract(
+    "backward",
+    "LPAQA's backward features (Table 15): log P(subject | object, prompt) of each fact's B most "
+    "probable objects, rows in (relation, prompt, fact, position) order.",
+    ("results/lpaqa/backward/*/*/*/*.parquet",),
+    column("relation", pa.string(), "relation id"),
+    column("fact_id", pa.string(), "the fact"),
+    column("prompt_id", pa.int32(), "the prompt's id in the probe tables"),
+    column("position", pa.int32(), "the object's place among the fact's B (0 = most probable forward)"),
+    column("token_id", pa.int64(), "the object's token id"),
+    column("backward_logprob", pa.float32(), "pseudo-log-likelihood of the subject with the object filled in"),
 )
 ENTITIES = contract(
     "entities",
@@ -154,11 +197,11 @@ ENTITIES = contract(
 )
 CLAIMS = contract(
     "claims",
-    "Item-valued statements of the configured properties, deprecated ones dropped.",
+    "Statements of the configured properties with an item or a date value, deprecated ones dropped.",
     ("results/wikidata/claims.parquet", "results/wikidata/parts/claims-*.parquet"),
     column("subject", pa.string(), "subject item id"),
     column("property", pa.string(), "property id"),
-    column("object", pa.string(), "object item id"),
+    column("object", pa.string(), "object item id, or the year of a date value"),
     column("rank", pa.string(), "normal or preferred"),
 )
 SENTENCES = contract(
@@ -261,6 +304,8 @@ CONTRACTS = {
         PROBE,
         PROMPT_METRICS,
         RESULTS,
+        PROMPT_SELECTION,
+        BACKWARD,
         ENTITIES,
         CLAIMS,
         SENTENCES,

@@ -46,15 +46,21 @@ class TinyLMSettings:
     seed: int = _DEFAULTS["seed"]
 
 
-def corpus(facts: pd.DataFrame, templates: pd.DataFrame, holdout: float, seed: int):
-    """Sentences ``(text, object_start, object_end)`` for the facts not held out, and the held-out ids."""
+def corpus(facts: pd.DataFrame, templates: pd.DataFrame, holdout: float, seed: int, known: pd.DataFrame | None = None):
+    """Sentences ``(text, object_start, object_end)`` for the facts not held out, and the held-out
+    ids; the ``known`` facts (``relation, sub_label, obj_label``) are written out as well, none held out.
+    A fact that states what a held-out one states (the same subject and object labels: Google-RE's
+    place of birth and T-REx's P19 share facts) is not written out either."""
     rng = np.random.default_rng(seed)
     fact_ids = np.array(sorted(facts["fact_id"].unique()))
     held_out = set(rng.choice(fact_ids, size=int(round(holdout * len(fact_ids))), replace=False))
+    held_pairs = {(s, o) for i, s, o in zip(facts["fact_id"], facts["sub_label"], facts["obj_label"]) if i in held_out}
     by_relation = {r: list(g["template"]) for r, g in templates.groupby("relation")}
     sentences = []
+    if known is not None:
+        facts = pd.concat([facts, known.assign(fact_id=None)], ignore_index=True)
     for fact in facts.itertuples():
-        if fact.fact_id in held_out:
+        if fact.fact_id in held_out or (fact.sub_label, fact.obj_label) in held_pairs:
             continue
         for template in by_relation.get(fact.relation, []):
             before, after = template.replace(SUBJECT, fact.sub_label).split(OBJECT)
@@ -62,6 +68,19 @@ def corpus(facts: pd.DataFrame, templates: pd.DataFrame, holdout: float, seed: i
     if not sentences:
         raise KnowprobeError("the demo corpus is empty: no corpus template matches a relation of the facts")
     return sentences, held_out
+
+
+def claim_facts(claims: pd.DataFrame, entities: pd.DataFrame, relations: set[str], exclude: set[tuple[str, str]]):
+    """``relation, sub_label, obj_label`` of the Wikidata claims of ``relations`` (a date's object
+    is its year), less those whose label pair is in ``exclude``."""
+    labels = dict(zip(entities["qid"], entities["label"]))
+    claims = claims[claims["property"].isin(relations)]
+    rows = []
+    for prop, subject, obj in zip(claims["property"], claims["subject"], claims["object"]):
+        sub_label, obj_label = labels.get(subject), labels.get(obj, obj if obj.isdigit() else None)
+        if sub_label is not None and obj_label is not None and (sub_label, obj_label) not in exclude:
+            rows.append((prop, sub_label, obj_label))
+    return pd.DataFrame(rows, columns=["relation", "sub_label", "obj_label"]).drop_duplicates(ignore_index=True)
 
 
 def read_corpus_templates(path: str | Path) -> pd.DataFrame:

@@ -131,7 +131,8 @@ def fetch(location: str, dest: str | os.PathLike) -> Path:
 
 
 def unpack(archive: str | os.PathLike, dest: str | os.PathLike, marker: str, expected: str) -> Path:
-    """Unpack a .zip or tar archive and move the folder that holds ``marker`` (a glob) to ``dest``.
+    """Unpack a .zip or tar archive and move the folder that holds ``marker`` (a glob, relative to
+    that folder) to ``dest``.
 
     Releases nest their data at different depths (LAMA's zip under ``data/``), so the folder is
     found by what it holds, not by its name.
@@ -150,7 +151,8 @@ def unpack(archive: str | os.PathLike, dest: str | os.PathLike, marker: str, exp
         raise KnowprobeError(f"{archive}: not a zip archive (delete it to download it again)") from None
     except tarfile.TarError as error:
         raise KnowprobeError(f"{archive}: not a readable tar archive ({error})") from None
-    roots = sorted({path.parent for path in staging.rglob(marker)})
+    depth = marker.count("/") + 1
+    roots = sorted({path.parents[depth - 1] for path in staging.rglob(marker)})
     if not roots:
         shutil.rmtree(staging, ignore_errors=True)
         raise KnowprobeError(f"{archive}: no {marker} inside; is this {expected}?")
@@ -168,3 +170,13 @@ def unpack_lama(archive: str | os.PathLike, dest: str | os.PathLike) -> Path:
 def unpack_lpaqa_trex_train(archive: str | os.PathLike, dest: str | os.PathLike) -> Path:
     """Unpack LPAQA's TREx_train.tar.gz so that ``dest`` holds its P*.jsonl files."""
     return unpack(archive, dest, "P*.jsonl", "LPAQA's TREx_train.tar.gz")
+
+
+def unpack_lpaqa_prompts(archive: str | os.PathLike, dest: str | os.PathLike) -> Path:
+    """Unpack LPAQA's repository archive so that ``dest`` holds its prompt/ folder (mine/,
+    paraphrase/, manual_paraphrase/)."""
+    dest = unpack(archive, dest, "manual_paraphrase/P*.txt", "an archive of LPAQA's repository")
+    missing = [name for name in ("mine", "paraphrase", "manual_paraphrase") if not (dest / name).is_dir()]
+    if missing:
+        raise KnowprobeError(f"{archive}: its prompt/ folder lacks {', '.join(missing)}")
+    return dest

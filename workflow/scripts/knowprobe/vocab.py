@@ -25,6 +25,7 @@ DROP_REASONS = {
     "not_itself": "object's token does not decode back to the object label",
     "not_candidate": "object is not in the candidate vocabulary",
     "judgments": "Google-RE: more 'no' than 'yes' human judgments",
+    "duplicate": "the same (subject label, object label) is already a fact of the relation (LAMA keeps the first)",
 }
 
 
@@ -126,7 +127,10 @@ def filter_facts(facts: pd.DataFrame, tokenizer, candidate_ids) -> tuple[pd.Data
 
     A fact is kept when its object label is one token of the model that decodes back to the
     label, that token is a candidate, and (Google-RE) the 'yes' judgments are not outnumbered.
-    The drop table has ``relation, reason, description, n`` with the first failing reason.
+    Of the facts kept, as LAMA evaluates them, only the first in file order of each (relation,
+    subject label, object label) stays: distinct subjects that share a label would otherwise be
+    probed, and counted, twice. The drop table has ``relation, reason, description, n`` with the
+    first failing reason.
     """
     labels = sorted(facts["obj_label"].unique())
     token_of = dict(zip(labels, _word_tokens(tokenizer, labels)))
@@ -142,7 +146,10 @@ def filter_facts(facts: pd.DataFrame, tokenizer, candidate_ids) -> tuple[pd.Data
             return "judgments"
         return None
 
-    reasons = [reason(row) for row in facts.itertuples()]
+    reasons = pd.Series([reason(row) for row in facts.itertuples()], index=facts.index, dtype=object)
+    passed = reasons.isna()
+    repeated = facts[passed].duplicated(["relation", "sub_label", "obj_label"], keep="first")
+    reasons[repeated[repeated].index] = "duplicate"
     facts = facts.assign(drop_reason=reasons)
     kept = facts[facts["drop_reason"].isna()].drop(columns="drop_reason").copy()
     kept["obj_token_id"] = kept["obj_label"].map(token_of).astype("int64")

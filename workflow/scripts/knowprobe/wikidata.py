@@ -12,8 +12,9 @@ Rows go to Parquet in row groups as they come, so a job's memory does not grow w
 
 Outputs: entities ``qid, label, label_lang, aliases, aliases_lang, enwiki`` (English, or
 the ``mul`` default-for-all-languages value where an entity has no English one); claims
-``subject, property, object, rank`` for the configured properties, item values only,
-deprecated statements dropped. Everything not kept is counted by kind (``REJECT_KINDS``).
+``subject, property, object, rank`` for the configured properties: the item of an item value,
+the year of a date value (``"1756"``: LAMA's Google-RE asks for birth years), deprecated statements
+dropped. Everything not kept is counted by kind (``REJECT_KINDS``).
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ log = logging.getLogger(__name__)
 REJECT_KINDS = {
     "invalid_json": "line is not a valid JSON entity",
     "no_english_label": "entity has neither an 'en' nor a 'mul' label (claims kept, no entities row)",
-    "value_not_item": "claim value is not an item (a string, date, property, ...)",
+    "value_not_item": "claim value is neither an item nor a date (a string, quantity, property, ...)",
+    "imprecise_date": "date value less precise than a year, or before year 1",
     "no_value": "claim has 'somevalue' or 'novalue' instead of a value",
     "deprecated": "claim has deprecated rank",
 }
@@ -69,18 +71,22 @@ class Sitelinks(msgspec.Struct):
     enwiki: Sitelink | None = None
 
 
-class EntityIdValue(msgspec.Struct, rename={"entity_type": "entity-type", "numeric_id": "numeric-id"}):
+class ObjectValue(msgspec.Struct, rename={"entity_type": "entity-type", "numeric_id": "numeric-id"}):
+    """The keys of an item value and of a time value in one struct (msgspec decodes a union of
+    objects into one struct); which apply is told by the data value's type."""
+
     entity_type: str = "item"
     numeric_id: int | None = None
     id: str | None = None  # absent in older dumps, which give only numeric-id
+    time: str | None = None  # "+1756-01-27T00:00:00Z"
+    precision: int | None = None  # 9 = year, 10 = month, 11 = day
 
 
 class DataValue(msgspec.Struct):
     type: str = ""
-    # Item values decode into EntityIdValue. Other object values (time, quantity, coordinates)
-    # share none of its keys and decode to its defaults, harmlessly: only type
-    # "wikibase-entityid" is read.
-    value: EntityIdValue | str | float | None = None
+    # Other object values (quantity, coordinates) decode to the struct's defaults, harmlessly:
+    # only types "wikibase-entityid" and "time" are read.
+    value: ObjectValue | str | float | None = None
 
 
 class Snak(msgspec.Struct):
@@ -126,13 +132,26 @@ class ParsedEntity:
     rejects: list[str] = field(default_factory=list)
 
 
-def item_id(value: EntityIdValue) -> str | None:
+def item_id(value: ObjectValue) -> str | None:
     """The item id of an entity-id value, from ``id`` or (older dumps) ``numeric-id``."""
     if value.entity_type != "item":
         return None
     if value.id:
         return value.id
     return f"Q{value.numeric_id}" if value.numeric_id is not None else None
+
+
+YEAR_PRECISION = 9
+
+
+def year_of(value: ObjectValue) -> str | None:
+    """The year of a time value precise to the year or better ("+0800-..." → "800"), else None."""
+    if value.time is None or value.precision is None or value.precision < YEAR_PRECISION:
+        return None
+    sign, digits = value.time[:1], value.time[1:].split("-", 1)[0]
+    if sign != "+" or not digits.isdigit() or int(digits) < 1:
+        return None
+    return str(int(digits))
 
 
 def entity_bytes(line: bytes) -> memoryview:
@@ -173,20 +192,29 @@ def parse_entity(line: bytes | memoryview, properties: frozenset[str]) -> Parsed
     if not isinstance(entity.claims, list):
         for prop in entity.claims.__struct_fields__:
             for statement in getattr(entity.claims, prop):
-                snak = statement.mainsnak
-                if statement.rank == "deprecated":
-                    rejects.append("deprecated")
-                elif snak.snaktype != "value" or snak.datavalue is None:
-                    rejects.append("no_value")
-                elif snak.datavalue.type != "wikibase-entityid" or not isinstance(snak.datavalue.value, EntityIdValue):
-                    rejects.append("value_not_item")
+                target, reject = claim_object(statement)
+                if reject:
+                    rejects.append(reject)
                 else:
-                    target = item_id(snak.datavalue.value)
-                    if target is None:
-                        rejects.append("value_not_item")
-                    else:
-                        claims.append((prop, target, statement.rank))
+                    claims.append((prop, target, statement.rank))
     return ParsedEntity(entity.id, label, label_lang, aliases, aliases_lang, enwiki, claims, rejects)
+
+
+def claim_object(statement: Statement) -> tuple[str | None, str | None]:
+    """A statement's object (item id, or year of a date) or the kind of reject it is."""
+    snak = statement.mainsnak
+    if statement.rank == "deprecated":
+        return None, "deprecated"
+    if snak.snaktype != "value" or snak.datavalue is None:
+        return None, "no_value"
+    value, kind = snak.datavalue.value, snak.datavalue.type
+    if not isinstance(value, ObjectValue) or kind not in ("wikibase-entityid", "time"):
+        return None, "value_not_item"
+    if kind == "time":
+        year = year_of(value)
+        return (year, None) if year is not None else (None, "imprecise_date")
+    target = item_id(value)
+    return (target, None) if target is not None else (None, "value_not_item")
 
 
 # --- reading a dump in chunks ------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 Mentions come from two sources: links, whose target title is resolved through redirects and
 mapped to a Wikidata item by its enwiki sitelink (``how = link``), and exact matches of the
-English (or ``mul``) labels and aliases of the entities of the training facts, found with one
+English (or ``mul``) labels and aliases of the entities of the training facts (a year, the object
+of a date, is its own name), found with one
 Aho-Corasick automaton over all names at once (``how = label`` or ``alias``). Name matching is
 what finds a page's own entity, which its article never links to. A name match must sit on word
 boundaries; where a link and a name match overlap, the link wins.
@@ -188,6 +189,12 @@ def match_sentences(
 
     ``sentences``: a DataFrame, an Arrow table or a Parquet file (``pq.ParquetFile``) with the
     sentence columns; it is processed ``batch_rows`` at a time, so memory stays flat."""
+    # a date's object is a year, which has no entity: its label is its only name
+    years = facts.loc[facts["obj_uri"].str.fullmatch(r"[0-9]+"), "obj_uri"].drop_duplicates()
+    if len(years):
+        entities = pd.concat(
+            [entities, pd.DataFrame({"qid": years, "label": years, "aliases": [[]] * len(years)})], ignore_index=True
+        )
     facts = facts[["relation", "sub_uri", "obj_uri"]].drop_duplicates()
     qids = set(facts["sub_uri"]) | set(facts["obj_uri"])
     matcher = NameMatcher(entities, qids)

@@ -7,6 +7,7 @@ accuracy. Both are then averaged over relations (every relation weighs the same)
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 RESULT_COLUMNS = ["relation", "n_facts", "n_objects", "micro", "macro"]
@@ -72,3 +73,21 @@ def majority(facts: pd.DataFrame) -> pd.DataFrame:
     predicted = top.drop_duplicates("relation").set_index("relation")["obj_label"]
     frame = facts.assign(correct=facts["obj_label"].to_numpy() == facts["relation"].map(predicted).to_numpy())
     return p_at_1(frame)
+
+
+def relation_grid(table: pd.DataFrame, relation: str) -> tuple[np.ndarray, pd.DataFrame, pd.DataFrame]:
+    """A relation's probe rows as a ``[prompt, fact]`` grid of row numbers, with its prompts and its
+    facts in grid order. The probe writes every fact with every prompt of its relation, sorted by
+    relation, prompt and fact; anything else is a table this stage cannot read."""
+    rows = np.flatnonzero(table["relation"].to_numpy() == relation)
+    part = table.iloc[rows]
+    prompts = part.drop_duplicates("prompt_id")[["prompt_id", "template", "source", "rank"]].reset_index(drop=True)
+    facts = part.drop_duplicates("fact_id")[["fact_id", "sub_label", "obj_label", "obj_token_id"]]
+    facts = facts.sort_values("fact_id", kind="stable").reset_index(drop=True)
+    grid = rows.reshape(len(prompts), -1) if len(rows) == len(prompts) * len(facts) else None
+    if grid is None or not (
+        (part["prompt_id"].to_numpy().reshape(grid.shape) == prompts["prompt_id"].to_numpy()[:, None]).all()
+        and (part["fact_id"].to_numpy().reshape(grid.shape) == facts["fact_id"].to_numpy()[None, :]).all()
+    ):
+        raise ValueError(f"{relation}: probe rows are not every fact with every prompt in order")
+    return grid, prompts, facts

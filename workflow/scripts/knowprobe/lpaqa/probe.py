@@ -3,8 +3,13 @@
 For each pair the subject fills ``[X]`` and the mask token ``[Y]``; the shared scoring layer
 (:mod:`knowprobe.scoring`) batches the filled prompts and reads the distribution at the mask.
 The gold object's log-prob (over the full vocabulary) and rank among the candidates, and the
-top-k candidates, are stored (the ``probe`` contract) so that selection and ensembles never
-rerun the model.
+top-k candidates, are stored (the ``probe`` contract), and beside them each pair's final hidden
+state at the mask: from it the selection stage recomputes the log-prob of every candidate, so
+that selection and ensembles never rerun the model.
+
+Google-RE's relations are not LAMA T-REx relations, so generated prompt sets have no prompts for
+them: a Google-RE relation is probed with its own prompts in the set (the manual template) and
+those of the T-REx relation it maps to (``lpaqa.google_re_relations``: place_of_birth → P19, ...).
 """
 
 from __future__ import annotations
@@ -14,12 +19,58 @@ import logging
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import torch
 
 from ..contracts import PROBE, to_table
 from ..io import KnowprobeError
 from ..prompts import fill_template
 
 log = logging.getLogger(__name__)
+
+
+HIDDEN_CONTRACT = "probe_hidden"
+
+
+def prompts_for(prompts: pd.DataFrame, relation_map: dict[str, str]) -> pd.DataFrame:
+    """The prompts a dataset is probed with: for every ``relation_map`` entry R → T, R's own prompts
+    and then T's under R's name (a template R already has is not repeated)."""
+    own = prompts[~prompts["relation"].isin(relation_map)]
+    borrowed = []
+    for relation, source in relation_map.items():
+        rows = pd.concat([prompts[prompts["relation"] == relation], prompts[prompts["relation"] == source]])
+        borrowed.append(rows.assign(relation=relation).drop_duplicates("template", keep="first"))
+    return pd.concat([own, *borrowed], ignore_index=True)
+
+
+def write_hidden(hidden, path, rows: int) -> None:
+    """The final hidden states of a probe table's rows, in the model's dtype (safetensors)."""
+    from safetensors.torch import save_file
+
+    from ..contracts import VERSION
+    from ..io import atomic_path
+
+    metadata = {"knowprobe.contract": HIDDEN_CONTRACT, "knowprobe.version": VERSION, "rows": str(rows)}
+    with atomic_path(path) as tmp:
+        save_file({"hidden": hidden.contiguous()}, str(tmp), metadata=metadata)
+
+
+def read_hidden(path, rows: int):
+    """The hidden states written by ``write_hidden``, checked against the rows of their table."""
+    from safetensors import safe_open
+
+    from ..contracts import VERSION
+
+    try:
+        with safe_open(str(path), framework="pt") as handle:
+            metadata = handle.metadata() or {}
+            hidden = handle.get_tensor("hidden")
+    except Exception as error:  # safetensors raises several types; all mean "not such a file"
+        raise KnowprobeError(f"{path}: not a probe's hidden states ({type(error).__name__}: {error})") from None
+    if metadata.get("knowprobe.contract") != HIDDEN_CONTRACT or metadata.get("knowprobe.version") != VERSION:
+        raise KnowprobeError(f"{path}: expected {HIDDEN_CONTRACT} version {VERSION}, found {metadata}")
+    if hidden.shape[0] != rows:
+        raise KnowprobeError(f"{path}: {hidden.shape[0]} hidden states for a table of {rows} rows")
+    return hidden
 
 
 def pair_facts_with_prompts(facts: pd.DataFrame, prompts: pd.DataFrame) -> pd.DataFrame:
@@ -34,17 +85,24 @@ def pair_facts_with_prompts(facts: pd.DataFrame, prompts: pd.DataFrame) -> pd.Da
             len(without),
             ", ".join(without),
         )
-    pairs = facts.merge(prompts[["relation", "prompt_id", "template", "source"]], on="relation", how="inner")
+    pairs = facts.merge(prompts[["relation", "prompt_id", "template", "source", "rank"]], on="relation", how="inner")
     return pairs.sort_values(["relation", "prompt_id", "fact_id"], kind="stable").reset_index(drop=True)
 
 
-def probe(facts: pd.DataFrame, prompts: pd.DataFrame, scorer, candidates: pd.DataFrame, top_k: int) -> pa.Table:
-    """Probe every (fact, prompt) pair with a masked LM scorer; a table of the ``probe`` contract."""
+def probe(facts: pd.DataFrame, prompts: pd.DataFrame, scorer, candidates: pd.DataFrame, top_k: int):
+    """Probe every (fact, prompt) pair with a masked LM scorer: a table of the ``probe`` contract
+    and the final hidden state at the mask of each of its rows."""
     if scorer.kind != "masked":
         raise KnowprobeError("LPAQA's probe ranks candidates at a mask token: it needs a model of kind masked")
     pairs = pair_facts_with_prompts(facts, prompts)
     if pairs.empty:
-        raise KnowprobeError("no (fact, prompt) pair to probe: facts and prompts share no relation")
+        log.warning(
+            "no (fact, prompt) pair to probe: the prompt set has no prompt for any of the %d relations of these facts; "
+            "the outputs are empty",
+            facts["relation"].nunique(),
+        )
+        empty = torch.empty((0, scorer.model.config.hidden_size), dtype=next(scorer.model.parameters()).dtype)
+        return to_table(pa.table({name: [] for name in PROBE.columns}), PROBE), empty
     mask = scorer.tokenizer.mask_token
     texts = [fill_template(t, s, mask) for t, s in zip(pairs["template"], pairs["sub_label"])]
     log.info(
@@ -58,10 +116,10 @@ def probe(facts: pd.DataFrame, prompts: pd.DataFrame, scorer, candidates: pd.Dat
         next(scorer.model.parameters()).dtype,
     )
     scores = scorer.candidate_logprobs(
-        texts, candidates["token_id"].to_numpy(), pairs["obj_token_id"].to_numpy(), top_k=top_k
+        texts, candidates["token_id"].to_numpy(), pairs["obj_token_id"].to_numpy(), top_k=top_k, keep_hidden=True
     )
     word_of = dict(zip(candidates["token_id"], candidates["word"]))
-    table = pa.Table.from_pandas(pairs[list(PROBE.columns[:8])], preserve_index=False)
+    table = pa.Table.from_pandas(pairs[list(PROBE.columns[:9])], preserve_index=False)
     for name, values in [
         ("gold_logprob", pa.array(scores.target_logprobs[:, 0])),
         ("gold_rank", pa.array(scores.target_ranks[:, 0])),
@@ -70,7 +128,7 @@ def probe(facts: pd.DataFrame, prompts: pd.DataFrame, scorer, candidates: pd.Dat
         ("topk_logprobs", rows_as_lists(scores.topk_logprobs)),
     ]:
         table = table.append_column(name, values)
-    return to_table(table, PROBE)
+    return to_table(table, PROBE), scores.hidden
 
 
 def rows_as_lists(matrix: np.ndarray) -> pa.ListArray:

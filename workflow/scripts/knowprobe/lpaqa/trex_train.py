@@ -1,6 +1,7 @@
-"""T-REx-train as LPAQA built it, and LPAQA's Table 1 statistics.
+"""T-REx-train as LPAQA built it, its train and dev splits, and the statistics of LPAQA's Table 1.
 
-Per LAMA T-REx relation, up to 1,000 (subject, object) pairs from Wikidata claims, drawn
+Per LAMA T-REx relation (and per relation Google-RE's are ranked on: P19, P20, P569, whose
+objects for P569 are years), up to 1,000 (subject, object) pairs from Wikidata claims, drawn
 with a fixed seed, such that subject and object labels are single words, the object is a
 single token in the candidate vocabulary of every configured model, and the pair is not in
 the LAMA T-REx test set. LPAQA's released T-REx-train (``P*.jsonl`` with ``sub_uri,
@@ -31,8 +32,6 @@ DROP_REASONS = {
     "duplicate": "the same pair is stated more than once",
     "not_sampled": "beyond the per-relation sample size",
 }
-# LPAQA, Table 1, T-REx-train column: averages over the 41 relations
-LPAQA_TABLE1 = {"pairs": 948.7, "unique_subjects": 880.1, "unique_objects": 354.6, "object_entropy": 4.4}
 
 
 def relation_seed(seed: int, relation: str) -> np.random.Generator:
@@ -51,6 +50,10 @@ def build(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """T-REx-train facts (the ``facts`` contract) and per-relation drop counts (``relation, reason, n``)."""
     labels = entities.set_index("qid")["label"]
+    # a date claim's object is its year, its own label
+    years = claims["object"].drop_duplicates()
+    years = years[years.str.fullmatch(r"[0-9]+")]
+    labels = pd.concat([labels, pd.Series(years.to_numpy(), index=years.to_numpy())])
     allowed = set.intersection(*candidate_words) if candidate_words else set()
     test_pairs = set(zip(test_facts["relation"], test_facts["sub_uri"], test_facts["obj_uri"]))
     frames, drops = [], []
@@ -111,12 +114,26 @@ def build(
     return facts, pd.DataFrame(drops, columns=["relation", "reason", "description", "n"])
 
 
-def read_lpaqa(directory: str | Path, relations: list[str]) -> pd.DataFrame:
-    """LPAQA's released T-REx-train: one ``P*.jsonl`` per relation."""
+def split(facts: pd.DataFrame, train_share: float, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """T-REx-train's train and dev splits: per relation a seeded draw of int(train_share * pairs)
+    facts for train, the rest for dev, each kept in the order of ``facts``."""
+    chosen = np.zeros(len(facts), dtype=bool)
+    for relation, rows in facts.groupby("relation", sort=True).indices.items():
+        permuted = relation_seed(seed, relation).permutation(rows)
+        chosen[permuted[: int(train_share * len(rows))]] = True
+    return facts[chosen].reset_index(drop=True), facts[~chosen].reset_index(drop=True)
+
+
+def read_lpaqa(directory: str | Path, relations: list[str], optional: set[str] = frozenset()) -> pd.DataFrame:
+    """LPAQA's released T-REx-train: one ``P*.jsonl`` per relation (those in ``optional`` may lack
+    one: the release covers LAMA's T-REx relations only, not P569)."""
     directory = Path(directory)
     frames = []
     for relation in relations:
         path = directory / f"{relation}.jsonl"
+        if not path.is_file() and relation in optional:
+            log.warning("%s: not in LPAQA's T-REx-train; its prompts are ranked by their set's order", relation)
+            continue
         if not path.is_file():
             raise KnowprobeError(f"{path}: file not found (LPAQA's T-REx-train has one file per relation)")
         rows = [
@@ -134,7 +151,7 @@ def read_lpaqa(directory: str | Path, relations: list[str]) -> pd.DataFrame:
             for _, r in read_jsonl(path, required=("sub_uri", "obj_uri", "sub_label", "obj_label"))
         ]
         frames.append(pd.DataFrame(rows, columns=FACTS.columns))
-    return pd.concat(frames, ignore_index=True)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=FACTS.columns)
 
 
 def statistics(facts: pd.DataFrame) -> pd.DataFrame:
@@ -154,13 +171,26 @@ def statistics(facts: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["relation", "pairs", "unique_subjects", "unique_objects", "object_entropy"])
 
 
-def table1(per_relation: pd.DataFrame, label: str) -> pd.DataFrame:
-    """Averages over relations beside LPAQA's published T-REx-train column."""
-    ours = per_relation[list(LPAQA_TABLE1)].mean()
-    return pd.DataFrame(
-        {
-            "statistic": list(LPAQA_TABLE1),
-            label: [round(float(ours[k]), 1) for k in LPAQA_TABLE1],
-            "LPAQA (Table 1)": list(LPAQA_TABLE1.values()),
-        }
-    ).assign(relations=len(per_relation))
+def google_re_train(facts: pd.DataFrame, test: pd.DataFrame, relations: dict[str, str]) -> pd.DataFrame:
+    """Google-RE's train_dev split: the T-REx-train facts of the relation each Google-RE relation
+    maps to (``relations``, e.g. ``place_of_birth: P19``), renamed to it, less those whose (subject,
+    object) labels are a Google-RE test fact of it. Google-RE's ids are Freebase's, so labels are
+    what can be compared. Logs each relation's counts."""
+    test_pairs = set(zip(test["relation"], test["sub_label"], test["obj_label"]))
+    parts = []
+    for relation, source in relations.items():
+        part = facts[facts["relation"] == source].assign(relation=relation)
+        in_test = np.array([(relation, s, o) in test_pairs for s, o in zip(part["sub_label"], part["obj_label"])], bool)
+        log.info(
+            "%s: %d T-REx-train facts of %s (%d more left out: a test fact)",
+            relation,
+            (~in_test).sum(),
+            source,
+            in_test.sum(),
+        )
+        if part.empty:
+            log.warning(
+                "%s: T-REx-train has no facts of %s, so its prompts are ranked by the set's order", relation, source
+            )
+        parts.append(part[~in_test])
+    return pd.concat(parts, ignore_index=True) if parts else facts.iloc[:0]

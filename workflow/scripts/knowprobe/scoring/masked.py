@@ -14,6 +14,8 @@ more than the rest of a small model.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import logging
 
 import numpy as np
@@ -32,7 +34,7 @@ from .runtime import (
 log = logging.getLogger(__name__)
 
 
-def mask_head(model):
+def mask_head(model) -> torch.nn.Module | None:
     """The module mapping final hidden states to vocabulary logits, or None if unknown.
 
     Each is the exact head the model's own ``forward`` applies, so logits are identical.
@@ -44,10 +46,28 @@ def mask_head(model):
     if hasattr(model, "predictions"):  # ALBERT
         return model.predictions
     if hasattr(model, "vocab_projector"):  # DistilBERT
-        return lambda h: model.vocab_projector(model.vocab_layer_norm(model.activation(model.vocab_transform(h))))
+        return torch.nn.Sequential(
+            model.vocab_transform, model.activation, model.vocab_layer_norm, model.vocab_projector
+        )
     if hasattr(model, "generator_lm_head"):  # ELECTRA generator
-        return lambda h: model.generator_lm_head(model.generator_predictions(h))
+        return torch.nn.Sequential(model.generator_predictions, model.generator_lm_head)
     return None
+
+
+def float32_head(head: torch.nn.Module | None) -> torch.nn.Module | None:
+    """The head computing in float32: itself where the model is float32, else a float32 copy. Log-
+    probabilities are then float32 whatever the encoder ran in, and the same from a stored hidden
+    state as in the probe that stored it."""
+    if head is None or all(parameter.dtype == torch.float32 for parameter in head.parameters()):
+        return head
+    return copy.deepcopy(head).float()
+
+
+def first_char(text: str, start: int, stop: int) -> int:
+    """Where a token's text begins, past the space a byte-level BPE token may carry in its offsets."""
+    while start < stop and text[start].isspace():
+        start += 1
+    return start
 
 
 class MaskedLM(ModelRunner):
@@ -55,19 +75,55 @@ class MaskedLM(ModelRunner):
 
     def __init__(self, model, tokenizer, settings=None, padding_side=None):
         super().__init__(model, tokenizer, settings, padding_side)
-        self.head = mask_head(model)
+        self.head = float32_head(mask_head(model))
         if self.head is None:
             log.warning("%s: no known LM head; computing logits at every position", type(model).__name__)
 
     @torch.inference_mode()
-    def logits_at(self, sequences: list[list[int]], positions: np.ndarray) -> torch.Tensor:
-        """Vocabulary logits at one position of each sequence."""
+    def hidden_at(self, sequences: list[list[int]], positions: np.ndarray) -> torch.Tensor:
+        """The final hidden state (before the LM head) at one position of each sequence."""
         batch = self.pad(sequences)
         rows = torch.arange(len(sequences), device=self.device)
-        where = self.to_device(batch.starts + positions)
+        return self.hidden_states(batch)[rows, self.to_device(batch.starts + positions)]
+
+    @torch.inference_mode()
+    def logits_at(self, sequences: list[list[int]], positions: np.ndarray) -> torch.Tensor:
+        """Vocabulary logits (float32) at one position of each sequence."""
         if self.head is None:
-            return self.full_logits(batch)[rows, where]
-        return self.head(self.hidden_states(batch)[rows, where])
+            batch = self.pad(sequences)
+            rows = torch.arange(len(sequences), device=self.device)
+            return self.full_logits(batch)[rows, self.to_device(batch.starts + positions)].float()
+        return self.head(self.hidden_at(sequences, positions).float())
+
+    @torch.inference_mode()
+    def candidate_logprobs_from_hidden(self, hidden: torch.Tensor, candidate_ids, chunk: int = 4096) -> np.ndarray:
+        """Log-probs (normalised over the whole vocabulary) of the candidates, from final hidden
+        states stored by ``candidate_logprobs(..., keep_hidden=True)``: [n, candidates] float32,
+        computed as the probe computed them, without running the encoder."""
+        if self.head is None:
+            raise KnowprobeError(f"{type(self.model).__name__}: no known LM head to apply to stored hidden states")
+        candidates = self.to_device(np.asarray(candidate_ids, dtype=np.int64))
+        out = np.empty((len(hidden), len(candidates)), dtype=np.float32)
+        for start in range(0, len(hidden), chunk):
+            logits = self.head(hidden[start : start + chunk].to(self.device).float())
+            out[start : start + chunk] = torch.log_softmax(logits, dim=-1)[:, candidates].cpu().numpy()
+        return out
+
+    def mean_probabilities(self, sequences: list[list[int]], positions: np.ndarray) -> np.ndarray:
+        """The distribution over the vocabulary at one position (a mask) of each token sequence,
+        averaged over the sequences: [vocab] float64 (LPAQA's mask-predict prompt refinement)."""
+        if not sequences:
+            raise KnowprobeError("mean_probabilities: no sequences to average over")
+        total = {}
+
+        def score(index: np.ndarray) -> None:
+            logits = self.logits_at([sequences[i] for i in index], positions[index])
+            summed = torch.softmax(logits, dim=-1).sum(dim=0).double().cpu()
+            total["sum"] = total["sum"] + summed if "sum" in total else summed
+
+        lengths = np.fromiter((len(s) for s in sequences), dtype=np.int64, count=len(sequences))
+        run_batches(lengths, score, self.settings, desc="mask-predict")
+        return (total["sum"] / len(sequences)).numpy()
 
     def mask_positions(self, texts: list[str], encoded: list[list[int]], masks: int, slot: int) -> np.ndarray:
         mask_id = self.tokenizer.mask_token_id
@@ -84,11 +140,22 @@ class MaskedLM(ModelRunner):
         return positions
 
     def candidate_logprobs(
-        self, texts: list[str], candidate_ids, targets=None, top_k: int = 1, masks: int = 1, slot: int = 0
+        self,
+        texts: list[str],
+        candidate_ids,
+        targets=None,
+        top_k: int = 1,
+        masks: int = 1,
+        slot: int = 0,
+        keep_hidden: bool = False,
     ) -> CandidateScores:
         """Log-probs at the ``slot``-th of the ``masks`` mask tokens of each text: of each target
         token (``targets``: one id per text, or an [n, t] array) with its rank among the
-        candidates, and the ``top_k`` best candidates."""
+        candidates, and the ``top_k`` best candidates; with ``keep_hidden`` also the final hidden
+        state at the mask (in the model's dtype), from which ``candidate_logprobs_from_hidden``
+        gives every candidate's log-prob later."""
+        if keep_hidden and self.head is None:
+            raise KnowprobeError(f"{type(self.model).__name__}: no known LM head, so hidden states cannot be kept")
         encoded = self.tokenizer(list(texts), add_special_tokens=True)["input_ids"]
         positions = self.mask_positions(list(texts), encoded, masks, slot)
         candidates = self.to_device(np.asarray(candidate_ids, dtype=np.int64))
@@ -96,8 +163,19 @@ class MaskedLM(ModelRunner):
         top_k = min(top_k, len(candidate_ids))
         out = empty_candidate_scores(len(texts), 0 if target_array is None else target_array.shape[1], top_k)
 
+        kept = {}  # the hidden states, allocated once their width is seen
+
         def score(index: np.ndarray) -> None:
-            logits = self.logits_at([encoded[i] for i in index], positions[index])
+            sequences = [encoded[i] for i in index]
+            if keep_hidden:
+                states = self.hidden_at(sequences, positions[index])
+                if "hidden" not in kept:
+                    kept["hidden"] = torch.empty((len(texts), states.shape[1]), dtype=states.dtype)
+                kept["hidden"][torch.from_numpy(index)] = states.cpu()
+                with torch.inference_mode():
+                    logits = self.head(states.float())
+            else:
+                logits = self.logits_at(sequences, positions[index])
             batch_targets = None if target_array is None else self.to_device(target_array[index])
             results = candidate_scores(logits, candidates, batch_targets, top_k)
             for array, value in zip((out.target_logprobs, out.target_ranks, out.topk_ids, out.topk_logprobs), results):
@@ -105,7 +183,7 @@ class MaskedLM(ModelRunner):
 
         lengths = np.fromiter((len(ids) for ids in encoded), dtype=np.int64, count=len(encoded))
         run_batches(lengths, score, self.settings, desc="mask")
-        return out
+        return dataclasses.replace(out, hidden=kept.get("hidden")) if keep_hidden else out
 
     def conditional_logprob(
         self, prefixes: list[str], continuations: list[str], separator: str = " ", within_word_l2r: bool = False
@@ -113,15 +191,34 @@ class MaskedLM(ModelRunner):
         """The conditional pseudo-log-likelihood of each continuation after its prefix (summed
         natural-log probabilities of its tokens, each masked in turn)."""
         texts = [prefix + separator + cont if prefix else cont for prefix, cont in zip(prefixes, continuations)]
-        encoding = self.tokenizer(texts, add_special_tokens=True, return_offsets_mapping=True)
+        spans = [(len(prefix), len(text)) for prefix, text in zip(prefixes, texts)]
+        return self.span_logprob(texts, spans, within_word_l2r, what=[f"continuation {c!r}" for c in continuations])
+
+    def span_logprob(
+        self,
+        texts: list[str],
+        spans: list[tuple[int, int]],
+        within_word_l2r: bool = False,
+        what: list[str] | None = None,
+    ) -> np.ndarray:
+        """The pseudo-log-likelihood of a character span of each text given the rest of it, on
+        both sides: the tokens that start inside the span, each masked in turn with the other
+        tokens visible, their natural-log probabilities summed (LPAQA's backward probability
+        log P(subject | object, prompt) masks a subject in the middle of a sentence)."""
+        encoding = self.tokenizer(list(texts), add_special_tokens=True, return_offsets_mapping=True)
         sequences, examples, targets = [], [], []
         for i, (ids, offsets) in enumerate(zip(encoding["input_ids"], encoding["offset_mapping"])):
             self.check_length(ids, texts[i])
             special = self.tokenizer.get_special_tokens_mask(ids, already_has_special_tokens=True)
-            boundary = len(prefixes[i])
-            scored = [p for p, (start, _) in enumerate(offsets) if not special[p] and start >= boundary]
+            begin, end = spans[i]
+            scored = [
+                p
+                for p, (start, stop) in enumerate(offsets)
+                if not special[p] and begin <= first_char(texts[i], start, stop) < end
+            ]
             if not scored:
-                raise KnowprobeError(f"continuation {continuations[i]!r} of {prefixes[i]!r} has no tokens to score")
+                name = what[i] if what else f"span {texts[i][begin:end]!r}"
+                raise KnowprobeError(f"{name} of {texts[i]!r} has no tokens to score")
             words = encoding.word_ids(i)
             for p in scored:
                 masked = [p]
@@ -145,5 +242,5 @@ class MaskedLM(ModelRunner):
         lengths = np.fromiter((len(s) for s in sequences), dtype=np.int64, count=len(sequences))
         run_batches(lengths, score, self.settings, desc="pll")
         totals = np.zeros(len(texts), dtype=np.float64)
-        np.add.at(totals, np.asarray(examples), token_logprobs.astype(np.float64))
+        np.add.at(totals, np.asarray(examples, dtype=np.int64), token_logprobs.astype(np.float64))
         return totals

@@ -99,6 +99,7 @@ class CandidateScores:
     target_ranks: np.ndarray  # [n, targets] int32: candidates scoring strictly higher than the target
     topk_ids: np.ndarray  # [n, k] int32: the k best candidates' token ids, best first
     topk_logprobs: np.ndarray  # [n, k] float32
+    hidden: torch.Tensor | None = None  # [n, hidden size], the model's dtype: the state the head read
 
 
 class ModelRunner:

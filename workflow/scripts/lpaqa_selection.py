@@ -1,0 +1,88 @@
+"""Rule lpaqa_selection: Top-1, Top-K (log-linear, linear), Opti and Oracle (and for the sets of
+lpaqa.backward, Opti over the top-B objects with and without backward features) for every prompt
+set of one model, fitted on the train split of T-REx-train and evaluated on its dev split, the test
+sets and T-REx-UHN, from the probe's stored hidden states (the model's encoder does not run)."""
+
+import pandas as pd
+import torch
+
+from knowprobe import contracts, scoring
+from knowprobe.io import KnowprobeError, rule_logging
+from knowprobe.lpaqa import probe, selection, trex_train
+
+with rule_logging(snakemake.log[0]) as log:
+    torch.set_num_threads(snakemake.threads)
+    settings = selection.SelectionSettings(
+        max_k=snakemake.params.max_k, opti=selection.OptiSettings(**snakemake.params.opti)
+    )
+    # only the LM head runs here, on the hidden states the probe kept
+    scorer = scoring.load(snakemake.input.model, "masked", scoring.ScoringSettings(**snakemake.params.scoring))
+    candidate_ids = contracts.read(snakemake.input.candidates, contracts.CANDIDATES)["token_id"].to_numpy()
+    column_of = {int(token): column for column, token in enumerate(candidate_ids)}
+    facts = contracts.read(snakemake.input.trex_train, contracts.FACTS)
+    train_ids = set(trex_train.split(facts, snakemake.params.train_share, snakemake.params.split_seed)[0]["fact_id"])
+    uhn_ids = set(contracts.read(snakemake.input.uhn, contracts.FACTS)["fact_id"]) if snakemake.input.uhn else None
+
+    def candidate_logprobs(hidden):
+        return scorer.candidate_logprobs_from_hidden(hidden, candidate_ids)
+
+    model = snakemake.wildcards.model
+    for prompt_set in snakemake.params.prompt_sets:
+        with_backward = prompt_set in snakemake.params.backward_sets
+        log.info(
+            "%s%s:",
+            prompt_set,
+            f" (with backward features of the top {snakemake.params.backward_top})" if with_backward else "",
+        )
+        predicted, prompt_rows = [], []
+        for dataset in snakemake.params.datasets:
+            probes, backward = {}, {} if with_backward else None
+            for split in ("test", "train_dev"):
+                name = f"{prompt_set}/{dataset}_{split}"
+                table = contracts.read(snakemake.input[name], contracts.PROBE)
+                probes[split] = selection.ProbeSplit(
+                    table, probe.read_hidden(snakemake.input[f"{name}_hidden"], len(table))
+                )
+                if with_backward:
+                    path = snakemake.input[f"{prompt_set}/backward_{dataset}_{split}"]
+                    backward[split] = contracts.read(path, contracts.BACKWARD)
+            splits = selection.relation_splits(
+                dataset,
+                probes,
+                train_ids,
+                candidate_logprobs,
+                column_of,
+                uhn_ids if dataset == "trex" else None,
+                backward,
+                snakemake.params.backward_top,
+            )
+            for part in splits:
+                table, stats = selection.select_relation(
+                    part.relation,
+                    part.train,
+                    part.evaluated,
+                    part.prompts["rank"].to_numpy(),
+                    settings,
+                    selection.relation_key(part.relation),
+                    part.backward,
+                )
+                predicted.append(table.assign(relation=part.relation))
+                prompt_rows.append(
+                    part.prompts.rename(columns={"rank": "set_rank"}).assign(
+                        dataset=dataset, relation=part.relation, **stats
+                    )
+                )
+        if not predicted:
+            raise KnowprobeError(f"prompt set {prompt_set} has no prompt for any relation of the datasets")
+        results = selection.results_table(pd.concat(predicted, ignore_index=True))
+        results = results.assign(model=model, fitted_on=model, prompt_set=prompt_set)
+        prompt_table = pd.concat(prompt_rows, ignore_index=True).assign(model=model, prompt_set=prompt_set)
+        summary = results[results["split"] == "test"].groupby(["dataset", "method"])["micro"].mean()
+        main = [
+            m
+            for m in summary.index.get_level_values(1).unique()
+            if not m.startswith("Top") or m in ("Top1", "Top3", "Top5")
+        ]
+        log.info("test micro P@1 averaged over relations:\n%s", summary.unstack(0).loc[main].round(3).to_string())
+        contracts.write(results, snakemake.output[f"{prompt_set}/results"], contracts.RESULTS)
+        contracts.write(prompt_table, snakemake.output[f"{prompt_set}/prompts"], contracts.PROMPT_SELECTION)
