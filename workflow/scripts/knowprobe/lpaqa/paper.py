@@ -138,6 +138,18 @@ def table2_3(results: pd.DataFrame, majority: pd.DataFrame, paper: dict, hub_ids
                         **beside(value(ours, model, prompt_set, method), number),
                     }
                 )
+    # the paper's models that are not configured: their numbers, none of ours, so that the table
+    # always shows what the paper reports
+    for name, numbers in table.get("models", {}).items():
+        if name not in hub_ids.values():
+            label = f"{name} (paper only)"
+            rows.append({"model": label, "prompts": "Majority", "method": "Top1", **beside(None, table["majority"])})
+            rows.append({"model": label, "prompts": "Man", "method": "Top1", **beside(None, numbers.get("Man"))})
+            rows += [
+                {"model": label, "prompts": SET_NAMES[s], "method": m, **beside(None, numbers.get(s, {}).get(m))}
+                for s in GENERATED_SETS
+                for m in MAIN_METHODS
+            ]
     return pd.DataFrame(rows)
 
 

@@ -93,7 +93,7 @@ def fit_opti(logprobs: np.ndarray, gold: np.ndarray, settings: OptiSettings, see
     generator = np.random.default_rng([settings.seed, seed_key])
     torch.manual_seed(settings.seed)
     values = torch.from_numpy(np.ascontiguousarray(logprobs, dtype=np.float32))
-    targets = torch.from_numpy(np.asarray(gold, dtype=np.int64))
+    targets = torch.from_numpy(np.array(gold, dtype=np.int64))  # a copy: pandas hands out read-only arrays
     theta = torch.zeros(prompts, requires_grad=True)
     optimizer = torch.optim.Adam([theta], lr=settings.learning_rate)
     best, stale, first, epoch, last = float("inf"), 0, None, 0, float("nan")
