@@ -204,7 +204,8 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
 def test_report_groups_results_by_study_and_shows_the_figures(demo):
     snakemake(demo, *DEMO, "--report", "report.html")
     html = (demo / "report.html").read_text(errors="replace")
-    for name in ["baseline.csv", "per_relation.csv", "baseline_per_relation.png", "rejects.csv"]:
+    paper = [f"table{i}.csv" for i in range(1, 16)] + [f"figure{i}.png" for i in range(2, 6)]
+    for name in ["baseline.csv", "per_relation.csv", "baseline_per_relation.png", "rejects.csv", *paper]:
         assert name in html, name
     assert "LPAQA" in html and "Shared data" in html
 
