@@ -257,3 +257,24 @@ def test_wikipedia_download_rule_fetches_dump_and_index_and_verifies_both(tmp_pa
     assert log.count("md5 checksum verified") == 2
     streams = json.loads((project / RESULTS / "wikipedia/streams.json").read_text())
     assert len(streams["ranges"]) == 2 and all(streams["ranges"])
+
+
+def test_demo_writes_every_paper_table_and_figure(demo):
+    tables = demo / RESULTS / "tables"
+    for number in range(1, 16):
+        for suffix in ["md", "csv", "tex"]:
+            assert (tables / f"table{number}.{suffix}").stat().st_size > 0, f"table{number}.{suffix}"
+        assert (tables / f"table{number}.md").read_text().startswith(f"Table {number}:")  # the paper's caption
+    figures = demo / RESULTS / "figures"
+    for number in range(2, 6):
+        png = (figures / f"figure{number}.png").read_bytes()
+        assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000, number
+        assert (figures / f"figure{number}.svg").read_text().lstrip().startswith("<?xml")
+        assert len(pd.read_csv(figures / f"figure{number}.csv")) > 0
+    # Figure 2: Top-K for K = 1..10 per model and generated set; Figure 5 linear beside log-linear
+    curve = pd.read_csv(figures / "figure2.csv")
+    assert sorted(set(curve["K"])) == list(range(1, 11)) and set(curve["model"]) == {
+        "tiny-demo-bert",
+        "tiny-demo-bert-small",
+    }
+    assert {"Top1", "Top1-linear"} <= set(pd.read_csv(figures / "figure5.csv")["method"])
