@@ -38,10 +38,13 @@ with rule_logging(snakemake.log[0]) as log:
     fig, axes = figures.new(panels=len(models), width=4.2 * len(models), height=3.2)
     for ax, model in zip(axes, models):
         for i, (prompt_set, rows) in enumerate(curve[curve["model"] == model].groupby("prompt_set", sort=False)):
+            # more sets than colours: from the eighth on, the colours come back dashed with squares
+            again = i >= len(figures.COLORS)
             ax.plot(
                 rows["K"],
                 rows["micro"],
-                marker="o",
+                marker="s" if again else "o",
+                linestyle="--" if again else "-",
                 markersize=3,
                 color=figures.COLORS[i % len(figures.COLORS)],
                 label=paper.SET_NAMES.get(prompt_set, prompt_set),
