@@ -8,24 +8,29 @@ import torch
 
 from knowprobe import contracts, scoring
 from knowprobe.io import rule_logging
-from knowprobe.lpaqa import backward, metrics, probe, selection
+from knowprobe.lpaqa import backward, selection
 
 with rule_logging(snakemake.log[0]) as log:
     torch.set_num_threads(snakemake.threads)
     scorer = scoring.load(snakemake.input.model, "masked", scoring.ScoringSettings(**snakemake.params.scoring))
     candidates = contracts.read(snakemake.input.candidates, contracts.CANDIDATES)
     words, token_ids = candidates["word"].to_numpy(), candidates["token_id"].to_numpy()
+    column_of = {int(token): column for column, token in enumerate(token_ids)}
+
+    def candidate_logprobs(hidden):
+        return scorer.candidate_logprobs_from_hidden(hidden, token_ids)
+
     b = snakemake.params.top
     for dataset, split in snakemake.params.parts:
         name = f"{dataset}_{split}"
-        table = contracts.read(snakemake.input[name], contracts.PROBE)
-        hidden = probe.read_hidden(snakemake.input[f"{name}_hidden"], len(table))
+        probed = selection.ProbeSplit.read(snakemake.input[name], snakemake.input[f"{name}_hidden"])
         frames, texts, spans = [], [], []
-        for relation in sorted(set(table["relation"])):
-            grid, prompts, facts = metrics.relation_grid(table, relation)
-            logprobs = scorer.candidate_logprobs_from_hidden(hidden[torch.from_numpy(grid.ravel())], token_ids)
-            columns = selection.top_b_columns(logprobs.reshape(*grid.shape, -1), b)
-            frame, relation_texts, relation_spans = backward.pairs(relation, prompts, facts, columns, words, token_ids)
+        for relation in sorted(probed.relations()):
+            data, prompts = probed.relation_data(relation, candidate_logprobs, column_of)
+            columns = selection.top_b_columns(data.logprobs, b)
+            frame, relation_texts, relation_spans = backward.pairs(
+                relation, prompts, data.facts, columns, words, token_ids
+            )
             frames.append(frame)
             texts += relation_texts
             spans += relation_spans

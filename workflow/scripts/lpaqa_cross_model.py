@@ -7,7 +7,7 @@ import torch
 
 from knowprobe import contracts, scoring
 from knowprobe.io import KnowprobeError, rule_logging
-from knowprobe.lpaqa import metrics, probe, selection
+from knowprobe.lpaqa import selection
 
 with rule_logging(snakemake.log[0]) as log:
     torch.set_num_threads(snakemake.threads)
@@ -15,33 +15,31 @@ with rule_logging(snakemake.log[0]) as log:
     scorer = scoring.load(snakemake.input.model, "masked", scoring.ScoringSettings(**snakemake.params.scoring))
     candidate_ids = contracts.read(snakemake.input.candidates, contracts.CANDIDATES)["token_id"].to_numpy()
     column_of = {int(token): column for column, token in enumerate(candidate_ids)}
+
+    def candidate_logprobs(hidden):
+        return scorer.candidate_logprobs_from_hidden(hidden, candidate_ids)
+
     # the dev split is not evaluated here: only the test sets are
     results = []
     for prompt_set in snakemake.params.prompt_sets:
         fitted = contracts.read(snakemake.input[f"fitted_{prompt_set}"], contracts.PROMPT_SELECTION)
         for dataset in snakemake.params.datasets:
             name = f"{prompt_set}_{dataset}_test"
-            table = contracts.read(snakemake.input[name], contracts.PROBE)
-            split = selection.ProbeSplit(table, probe.read_hidden(snakemake.input[f"{name}_hidden"], len(table)))
+            split = selection.ProbeSplit.read(snakemake.input[name], snakemake.input[f"{name}_hidden"])
             predicted = []
             for relation in sorted(split.relations()):
-                grid, prompts, facts = metrics.relation_grid(table, relation)
+                data, prompts = split.relation_data(relation, candidate_logprobs, column_of)
                 theirs = fitted[(fitted["dataset"] == dataset) & (fitted["relation"] == relation)]
                 if not np.array_equal(theirs["template"].to_numpy(), prompts["template"].to_numpy()):
                     raise KnowprobeError(
                         f"{prompt_set} {dataset} {relation}: {fitted_on}'s selection ranked other prompts than "
                         f"{model} was probed with"
                     )
-                logprobs = scorer.candidate_logprobs_from_hidden(
-                    split.hidden[torch.from_numpy(grid.ravel())], candidate_ids
-                )
-                gold = facts["obj_token_id"].map(column_of).to_numpy()
-                data = selection.RelationData(logprobs.reshape(*grid.shape, -1), gold, facts)
                 order = selection.order_of(theirs["train_rank"].to_numpy())
                 methods = selection.predictions(data, order, theirs["weight"].to_numpy(), ks=[1, 3, 5])
                 methods = {k: v for k, v in methods.items() if not k.endswith("-linear") and k != "Oracle"}
                 predicted.append(
-                    selection.long_table({(dataset, "test"): facts}, {(dataset, "test"): methods}).assign(
+                    selection.long_table({(dataset, "test"): data.facts}, {(dataset, "test"): methods}).assign(
                         relation=relation
                     )
                 )

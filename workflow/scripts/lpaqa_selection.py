@@ -8,7 +8,7 @@ import torch
 
 from knowprobe import contracts, scoring
 from knowprobe.io import KnowprobeError, rule_logging
-from knowprobe.lpaqa import probe, selection, trex_train
+from knowprobe.lpaqa import selection, trex_train
 
 with rule_logging(snakemake.log[0]) as log:
     torch.set_num_threads(snakemake.threads)
@@ -39,10 +39,7 @@ with rule_logging(snakemake.log[0]) as log:
             probes, backward = {}, {} if with_backward else None
             for split in ("test", "train_dev"):
                 name = f"{prompt_set}/{dataset}_{split}"
-                table = contracts.read(snakemake.input[name], contracts.PROBE)
-                probes[split] = selection.ProbeSplit(
-                    table, probe.read_hidden(snakemake.input[f"{name}_hidden"], len(table))
-                )
+                probes[split] = selection.ProbeSplit.read(snakemake.input[name], snakemake.input[f"{name}_hidden"])
                 if with_backward:
                     path = snakemake.input[f"{prompt_set}/backward_{dataset}_{split}"]
                     backward[split] = contracts.read(path, contracts.BACKWARD)

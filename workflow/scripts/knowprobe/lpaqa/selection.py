@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import zlib
+from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,6 +31,7 @@ import pandas as pd
 import torch
 
 from ..config import schema_defaults
+from .metrics import p_at_1, relation_grid
 
 log = logging.getLogger(__name__)
 
@@ -62,14 +64,26 @@ def prompt_order(train_correct: np.ndarray, set_rank: np.ndarray) -> np.ndarray:
     return np.lexsort((np.arange(len(set_rank)), set_rank, -accuracy))
 
 
+def top_k_ensembles(logprobs: np.ndarray, order: np.ndarray, max_k: int):
+    """Yield ``(k, log_linear, linear)`` for K = 1 .. ``max_k``: the ``[fact, candidate]`` scores of
+    the K best prompts in ``order``, the sum of their log-probs and the log of the sum of their
+    probabilities, in float64. Running sums: one pass serves every K, where summing the K best
+    anew for each K would add K(K+1)/2 prompt slices (benchmarks/selection.py). Past the number of
+    prompts, K gives all of them."""
+    log_linear = linear = None
+    for k in range(1, max_k + 1):
+        if k <= len(order):
+            chosen = logprobs[order[k - 1]].astype(np.float64)
+            log_linear = chosen if log_linear is None else log_linear + chosen
+            linear = chosen if linear is None else np.logaddexp(linear, chosen)
+        yield k, log_linear, linear
+
+
 def top_k_scores(logprobs: np.ndarray, order: np.ndarray, k: int, linear: bool = False) -> np.ndarray:
     """``[fact, candidate]`` scores of the ``k`` best prompts: the sum of their log-probs, or with
     ``linear`` the log of the sum of their probabilities."""
-    chosen = logprobs[order[:k]]
-    if linear:
-        top = chosen.max(axis=0)
-        return top + np.log(np.exp(chosen - top).sum(axis=0))
-    return chosen.sum(axis=0, dtype=np.float64)
+    ((_, log_linear, linear_scores),) = deque(top_k_ensembles(logprobs, order, k), maxlen=1)  # the last: K = k
+    return linear_scores if linear else log_linear
 
 
 def oracle(prompt_correct: np.ndarray) -> np.ndarray:
@@ -216,16 +230,9 @@ def predictions(data: RelationData, order: np.ndarray, weights: np.ndarray, ks) 
     """Whether each fact is right under each method, given a train ranking and Opti's weights:
     Top-K (log-linear and linear) for each K of ``ks``, Opti and Oracle."""
     out = {}
-    # running sums over the prompts in train order: one pass for every K, where summing the K
-    # best anew for each K (``top_k_scores``) adds K(K+1)/2 prompt slices (benchmarks/selection.py)
-    summed = linear = None
-    for k in range(1, max(ks, default=0) + 1):
-        if k <= len(order):
-            chosen = data.logprobs[order[k - 1]].astype(np.float64)
-            summed = chosen if summed is None else summed + chosen
-            linear = chosen if linear is None else np.logaddexp(linear, chosen)
+    for k, log_linear, linear in top_k_ensembles(data.logprobs, order, max(ks, default=0)):
         if k in ks:
-            out[f"Top{k}"] = correct(summed, data.gold)
+            out[f"Top{k}"] = correct(log_linear, data.gold)
             out[f"Top{k}-linear"] = correct(linear, data.gold)
     out["Opti"] = correct(weighted_scores(data.logprobs, weights), data.gold)
     out["Oracle"] = oracle(correct(data.logprobs, data.gold))
@@ -301,8 +308,25 @@ class ProbeSplit:
     table: pd.DataFrame
     hidden: torch.Tensor
 
+    @classmethod
+    def read(cls, table_path, hidden_path) -> ProbeSplit:
+        """The probe's two outputs of a split, each checked (contract, row count)."""
+        from ..contracts import PROBE, read
+        from .probe import read_hidden
+
+        table = read(table_path, PROBE)
+        return cls(table, read_hidden(hidden_path, len(table)))
+
     def relations(self) -> set[str]:
         return set(self.table["relation"])
+
+    def relation_data(self, relation: str, candidate_logprobs, column_of: dict[int, int]):
+        """One relation's ``RelationData`` (log-probs of every candidate, recomputed from the stored
+        hidden states by ``candidate_logprobs(hidden) -> [n, candidates]``) and its prompts."""
+        grid, prompts, facts = relation_grid(self.table, relation)
+        logprobs = candidate_logprobs(self.hidden[torch.from_numpy(grid.ravel())])
+        gold = facts["obj_token_id"].map(column_of).to_numpy()
+        return RelationData(logprobs.reshape(*grid.shape, -1), gold, facts), prompts
 
 
 @dataclass
@@ -355,13 +379,9 @@ def relation_splits(
     ``Restricted``). T-REx-train relations without test facts (those only Google-RE ranks on) are
     not evaluated."""
     from ..io import progress
-    from .metrics import relation_grid
 
     def data_of(split: str, relation: str) -> tuple[RelationData, pd.DataFrame, Restricted | None]:
-        grid, prompts, facts = relation_grid(probes[split].table, relation)
-        logprobs = candidate_logprobs(probes[split].hidden[torch.from_numpy(grid.ravel())])
-        gold = facts["obj_token_id"].map(column_of).to_numpy()
-        data = RelationData(logprobs.reshape(*grid.shape, -1), gold, facts)
+        data, prompts = probes[split].relation_data(relation, candidate_logprobs, column_of)
         if backward is None:
             return data, prompts, None
         rows = backward[split]
@@ -394,6 +414,4 @@ def relation_splits(
 
 def results_table(predicted: pd.DataFrame) -> pd.DataFrame:
     """Per (method, dataset, split, relation): facts, objects, micro and macro P@1."""
-    from .metrics import p_at_1
-
     return p_at_1(predicted, keys=["method", "dataset", "split"])
