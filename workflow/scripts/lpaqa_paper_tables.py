@@ -1,4 +1,4 @@
-"""Rule lpaqa_paper_tables: LPAQA's Tables 1-10 from knowprobe's results, each beside the paper's
+"""Rule lpaqa_paper_tables: LPAQA's Tables 1-15 from knowprobe's results, each beside the paper's
 numbers with the difference (Markdown and LaTeX in the paper's layout, CSV in long form)."""
 
 import pandas as pd
@@ -85,8 +85,7 @@ with rule_logging(snakemake.log[0]) as log:
         missing("table6", "needs man_para with manual, or mine_para with mine (lpaqa.prompt_sets)")
     if {"mine", "mine_mid"} <= set(results["prompt_set"]):
         seven = numbers["table7"]
-        paper_model = next((m for m, h in hub_ids.items() if h == seven["model"]), None)
-        table = paper.methods_of_sets(results, seven["rows"], paper_model)
+        table = paper.methods_of_sets(results, seven["rows"], paper.configured_model(hub_ids, seven["model"]))
         save("table7", table, paper.grid(table, ["model", "prompts"], "method"), seven["caption"] + note)
     else:
         missing("table7", "needs the prompt sets mine and mine_mid (lpaqa.prompt_sets)")

@@ -9,8 +9,6 @@ Markdown and LaTeX versions.
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pandas as pd
 
@@ -276,8 +274,17 @@ def by_set(
     return pd.DataFrame(rows)
 
 
-def methods_of_sets(results: pd.DataFrame, rows_of: dict[str, dict], model_of_paper: str | None) -> pd.DataFrame:
-    """Tables 7 and 14: named rows (prompt sets) × Top1, Top3, Top5, Opti, Oracle on T-REx."""
+def configured_model(hub_ids: dict, hub_id: str) -> str | None:
+    """The configured model that is the paper's ``hub_id`` (a table of one model: 7, 14, 15), if any."""
+    return next((model for model, hub in hub_ids.items() if hub == hub_id), None)
+
+
+def methods_of_sets(
+    results: pd.DataFrame, rows_of: dict[str, dict], model_of_paper: str | None, labels: dict[str, str] | None = None
+) -> pd.DataFrame:
+    """Tables 7 and 14: rows of prompt sets (named by ``labels``, else by ``SET_NAMES``) × Top1,
+    Top3, Top5, Opti, Oracle on T-REx; ``rows_of[set]`` holds the paper's numbers of a row."""
+    labels = labels or {}
     ours = averaged(results, "trex")
     rows = []
     for model in dict.fromkeys(ours["model"]):
@@ -289,17 +296,12 @@ def methods_of_sets(results: pd.DataFrame, rows_of: dict[str, dict], model_of_pa
                 rows.append(
                     {
                         "model": model,
-                        "prompts": SET_NAMES.get(prompt_set, prompt_set),
+                        "prompts": labels.get(prompt_set, SET_NAMES.get(prompt_set, prompt_set)),
                         "method": method,
                         **beside(value(ours, model, prompt_set, method), number),
                     }
                 )
     return pd.DataFrame(rows)
-
-
-def model_pairs(models: list[str]) -> list[tuple[str, str]]:
-    """(test model, weights model) pairs of Tables 12 and 13: each model with itself and with every other."""
-    return [(a, b) for a, b in itertools.product(models, models)]
 
 
 def table11(patterns: pd.DataFrame, ranked: pd.DataFrame, paper: dict) -> pd.DataFrame:
@@ -369,29 +371,16 @@ def table13(paper: dict) -> pd.DataFrame:
 def table14(results: pd.DataFrame, before: str, paper: dict, hub_ids: dict) -> pd.DataFrame:
     """LM-aware refinement: the refined set against the set it was refined from (T-REx test micro)."""
     fourteen = paper["table14"]
-    model_of_paper = next((m for m, h in hub_ids.items() if h == fourteen["model"]), None)
-    ours = averaged(results, "trex")
-    rows = []
-    for model in dict.fromkeys(ours["model"]):
-        for label, prompt_set in [("before", before), ("after", "refined")]:
-            for method in MAIN_METHODS:
-                number = fourteen["rows"][label].get(method) if model == model_of_paper else None
-                rows.append(
-                    {
-                        "model": model,
-                        "prompts": f"{label} ({SET_NAMES.get(prompt_set, prompt_set)})",
-                        "method": method,
-                        **beside(value(ours, model, prompt_set, method), number),
-                    }
-                )
-    return pd.DataFrame(rows)
+    rows_of = {before: fourteen["rows"]["before"], "refined": fourteen["rows"]["after"]}
+    labels = {before: f"before ({SET_NAMES.get(before, before)})", "refined": "after (Refined)"}
+    return methods_of_sets(results, rows_of, configured_model(hub_ids, fourteen["model"]), labels)
 
 
 def table15(results: pd.DataFrame, paper: dict, hub_ids: dict) -> pd.DataFrame:
     """Opti over each fact's top-B objects with forward features only, and with backward ones added
     (T-REx test, micro and macro)."""
     fifteen = paper["table15"]
-    model_of_paper = next((m for m, h in hub_ids.items() if h == fifteen["model"]), None)
+    model_of_paper = configured_model(hub_ids, fifteen["model"])
     rows = []
     for metric in ("micro", "macro"):
         ours = averaged(results, "trex", metric)
