@@ -37,18 +37,8 @@ with rule_logging(snakemake.log[0]) as log:
     curve = curve[curve["prompt_set"] != "manual"]
     fig, axes = figures.new(panels=len(models), width=4.2 * len(models), height=3.2)
     for ax, model in zip(axes, models):
-        for i, (prompt_set, rows) in enumerate(curve[curve["model"] == model].groupby("prompt_set", sort=False)):
-            # more sets than colours: from the eighth on, the colours come back dashed with squares
-            again = i >= len(figures.COLORS)
-            ax.plot(
-                rows["K"],
-                rows["micro"],
-                marker="s" if again else "o",
-                linestyle="--" if again else "-",
-                markersize=3,
-                color=figures.COLORS[i % len(figures.COLORS)],
-                label=paper.SET_NAMES.get(prompt_set, prompt_set),
-            )
+        sets = curve[curve["model"] == model].groupby("prompt_set", sort=False)
+        figures.lines(ax, {paper.SET_NAMES.get(name, name): (rows["K"], rows["micro"]) for name, rows in sets})
         ax.set(
             title=model,
             xlabel="K (prompts in the Top-K ensemble)",
@@ -96,13 +86,7 @@ with rule_logging(snakemake.log[0]) as log:
     for ax, prompt_set in zip(axes, sets):
         part = pairs[pairs["prompt_set"] == prompt_set]
         groups = [part.loc[part["bin"] == label, "divergence"].to_numpy() for label in analysis.BIN_LABELS]
-        ax.boxplot(
-            groups,
-            tick_labels=analysis.BIN_LABELS,
-            showmeans=True,
-            medianprops={"color": "green"},
-            meanprops={"marker": "^", "markerfacecolor": "green", "markeredgecolor": "green"},
-        )
+        figures.boxes(ax, groups, analysis.BIN_LABELS)
         r = analysis.pearson(part["normalized"], part["divergence"])
         mean_distance = float(part["edit_distance"].mean()) if len(part) else float("nan")
         summary.append(
@@ -130,13 +114,7 @@ with rule_logging(snakemake.log[0]) as log:
     for ax, model in zip(axes, models):
         part = analysis.ranks_by_pattern(patterns, ranked[ranked["model"] == model]).assign(model=model)
         points.append(part)
-        ax.boxplot(
-            [part.loc[part["pattern"] == n, "train_rank"].to_numpy() for n in names],
-            tick_labels=names,
-            showmeans=True,
-            medianprops={"color": "green"},
-            meanprops={"marker": "^", "markerfacecolor": "green", "markeredgecolor": "green"},
-        )
+        figures.boxes(ax, [part.loc[part["pattern"] == n, "train_rank"].to_numpy() for n in names], names)
         ax.set(
             title=model, xlabel="part-of-speech pattern (x/y ... y/x)", ylabel="rank on T-REx-train (lower is better)"
         )
@@ -149,9 +127,14 @@ with rule_logging(snakemake.log[0]) as log:
     fig, axes = figures.new(panels=len(models), width=4.2 * len(models), height=3.2)
     for ax, model in zip(axes, models):
         rows = curve[curve["model"] == model]
-        for i, (label, linear) in enumerate([("log-linear", False), ("linear", True)]):
-            part = rows[rows["method"].str.endswith("-linear") == linear]
-            ax.plot(part["K"], part["micro"], marker="o", markersize=3, color=figures.COLORS[i], label=label)
+        linear = rows["method"].str.endswith("-linear")
+        figures.lines(
+            ax,
+            {
+                "log-linear": (rows.loc[~linear, "K"], rows.loc[~linear, "micro"]),
+                "linear": (rows.loc[linear, "K"], rows.loc[linear, "micro"]),
+            },
+        )
         ax.set(
             title=f"{model}: {paper.SET_NAMES.get(snakemake.params.interpolation_set)}",
             xlabel="K",

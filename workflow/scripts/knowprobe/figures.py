@@ -73,3 +73,30 @@ def grouped_bars(
     ax.set_xticks(x, categories, rotation=turn, ha="right" if turn == 30 else "center", rotation_mode="anchor")
     ax.set_ylabel(ylabel)
     ax.legend(fontsize=8)
+
+
+def lines(ax, series: dict[str, tuple[Sequence[float], Sequence[float]]]) -> None:
+    """One line with point markers per ``label: (x, y)``; with more series than colours, the
+    colours come back dashed with square markers, so no two lines look alike."""
+    for i, (label, (x, y)) in enumerate(series.items()):
+        again = i >= len(COLORS)
+        ax.plot(
+            x,
+            y,
+            marker="s" if again else "o",
+            linestyle="--" if again else "-",
+            markersize=3,
+            color=COLORS[i % len(COLORS)],
+            label=label,
+        )
+
+
+def boxes(ax, groups: Sequence[Sequence[float]], labels: Sequence[str]) -> None:
+    """Box plots side by side: the median as a line, the mean as a triangle."""
+    ax.boxplot(
+        groups,
+        tick_labels=labels,
+        showmeans=True,
+        medianprops={"color": "green"},
+        meanprops={"marker": "^", "markerfacecolor": "green", "markeredgecolor": "green"},
+    )
