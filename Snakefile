@@ -1,7 +1,7 @@
 # knowprobe: what do pre-trained language models know, and how much depends on how they are asked?
 #
 #   snakemake --cores all                                         every study listed in `studies`
-#   snakemake lpaqa --cores all                                   one study
+#   snakemake lpaqa --cores all                                   one study (lpaqa, stest)
 #   snakemake --cores 2 --configfile resources/demo/config.yaml   the offline demo
 #   snakemake --profile profiles/slurm                            the same on a SLURM cluster
 #
@@ -31,6 +31,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/models.smk"
 include: "workflow/rules/wikidata.smk"
 include: "workflow/rules/lpaqa.smk"
+include: "workflow/rules/stest.smk"
 
 
 # Rules not listed as localrules in their files (model training and probing, dump parsing,

@@ -225,7 +225,11 @@ def dry_run_counts(project: Path, *args: str) -> dict[str, str]:
 def test_default_config_dry_run_builds_the_whole_dag_without_downloading(tmp_path):
     project = copy_project(tmp_path)
     counts = dry_run_counts(project)
-    assert counts["lpaqa_download_lama"] == "1" and counts["download_model"] == "2"
+    # bert-base-cased, bert-large-cased (LPAQA and S-TEST), roberta-base, roberta-large, gpt2 (S-TEST)
+    assert counts["lpaqa_download_lama"] == "1" and counts["download_model"] == "5"
+    assert counts["stest_download_release"] == "1" and counts["stest_import_released"] == "1"
+    assert counts["stest_download_common_vocab"] == "1" and counts["stest_build"] == "1"
+    assert counts["stest_probe"] == "5" and counts["stest_tables"] == "1" and counts["stest_figures"] == "1"
     assert counts["lpaqa_tables"] == "1" and counts["lpaqa_baseline_figure"] == "1"
     assert counts["download_wikidata"] == "1" and counts["wikidata_chunk"] == "16"
     assert counts["lpaqa_trex_train"] == "1"
@@ -246,12 +250,26 @@ def test_default_config_dry_run_builds_the_whole_dag_without_downloading(tmp_pat
 
 
 def test_a_study_runs_alone_from_its_target(tmp_path):
-    """`snakemake lpaqa` plans LPAQA's jobs and nothing of another study; studies: picks rule all's."""
+    """`snakemake lpaqa` plans LPAQA's jobs and of another study only its part of the demo models'
+    corpus (the tiny models train on the corpora of every study in `studies`); rule all plans the
+    union of the studies' targets."""
     project = copy_project(tmp_path)
-    alone = dry_run_counts(project, "lpaqa", *DEMO)
-    assert alone.pop("lpaqa") == "1" and "all" not in alone
+    alone = {study: dry_run_counts(project, study, *DEMO) for study in ("lpaqa", "stest")}
+    for study, counts in alone.items():
+        assert counts.pop(study) == "1" and "all" not in counts
+    assert {r for r in alone["lpaqa"] if r.startswith("stest_")} == {"stest_demo_corpus"}
+    # LPAQA's demo corpus writes LAMA's facts with its manual prompts' words
+    assert {r for r in alone["stest"] if r.startswith("lpaqa_")} == {
+        "lpaqa_demo_corpus",
+        "lpaqa_import_facts",
+        "lpaqa_manual_prompts",
+    }
     everything = dry_run_counts(project, *DEMO)
-    assert everything.pop("all") == "1" and everything == alone
+    assert everything.pop("all") == "1"
+    # shared jobs (the Wikidata parse, the demo models: LPAQA trains only the masked ones) counted once
+    rules = (set(alone["lpaqa"]) | set(alone["stest"])) - {"total"}
+    union = {r: str(max(int(alone[s].get(r, 0)) for s in alone)) for r in rules}
+    assert {r: n for r, n in everything.items() if r != "total"} == union
 
 
 @pytest.mark.parametrize(
@@ -297,16 +315,23 @@ def test_config_mistakes_fail_before_anything_runs(tmp_path, edit_config, messag
 def test_slurm_profile_sends_gpu_rules_to_gpu_nodes(tmp_path):
     pytest.importorskip("snakemake_executor_plugin_slurm")
     gpu_rules = {name for _, name, body in smk_rules() if re.search(r"^\s+gpu=1,$", body, re.MULTILINE)}
-    assert {"lpaqa_probe", "lpaqa_paraphrase", "lpaqa_selection", "lpaqa_backward", "lpaqa_refine"} <= gpu_rules
+    assert {
+        "lpaqa_probe",
+        "lpaqa_paraphrase",
+        "lpaqa_selection",
+        "lpaqa_backward",
+        "lpaqa_refine",
+        "stest_probe",
+    } <= gpu_rules
     profile = yaml.safe_load((ROOT / "profiles/slurm/config.yaml").read_text())
     assert {r for r, s in profile["set-resources"].items() if s.get("gpu") == 1} == gpu_rules
     project = copy_project(tmp_path)
     result = snakemake(project, "--profile", "profiles/slurm", "-n", *DEMO)
     jobs = re.split(r"\n(?=(?:local)?rule \w+:)", result.stdout + result.stderr)
     on_gpu = [job for job in jobs if re.match(rf"rule ({'|'.join(gpu_rules)}):", job)]
-    # 2 models x 10 prompt sets, 2 paraphrase sets, 2 selections, 2 x 2 backward sets, 2 cross-model,
-    # one refinement, LAMA-UHN
-    assert len(on_gpu) == 20 + 2 + 2 + 4 + 2 + 1 + 1
+    # LPAQA: 2 models x 10 prompt sets, 2 paraphrase sets, 2 selections, 2 x 2 backward sets,
+    # 2 cross-model, one refinement, LAMA-UHN; S-TEST: 3 models
+    assert len(on_gpu) == 20 + 2 + 2 + 4 + 2 + 1 + 1 + 3
     assert all("gpu=1" in job and "slurm_partition=gpu" in job for job in on_gpu)
     others = [job for job in jobs if re.match(r"rule (\w+):", job) and job not in on_gpu and "resources:" in job]
     assert others and not any("gpu=1" in job for job in others)

@@ -3,7 +3,8 @@
     python resources/demo/make_demo_data.py
 
 writes resources/demo/lama/{relations.jsonl, TREx/P*.jsonl, Google_RE/*_test.jsonl,
-common_vocab_cased.txt}, resources/demo/corpus_templates.jsonl, resources/demo/pos_lexicon.tsv,
+common_vocab_cased.txt}, resources/demo/corpus_templates.jsonl (LPAQA's part of the demo corpus),
+resources/demo/stest_corpus_templates.jsonl (S-TEST's), resources/demo/pos_lexicon.tsv,
 stand-ins for LPAQA's released prompt/ folder (resources/demo/lpaqa_prompt/), a small Wikidata dump in
 the real entity JSON layout (resources/demo/wikidata-demo-all.json.gz) and a small English
 Wikipedia dump in the real multistream export format with its index
@@ -335,6 +336,173 @@ DISTRACTORS = [
     "Winchester",
 ]
 
+# S-TEST's paths (subject, property, object): places along P131 (a place in two regions at once, a
+# cycle between Holland and the Netherlands), occupations along P279 (a pianist both a musician and
+# an artist), classes along P279 (a chain deeper than five edges, a cycle between ship and vessel)
+# and parts along P361; people's P19 are the birthplaces above, their P106 the occupations here.
+STEST_CLAIMS = [
+    *[
+        (town, "P131", region)
+        for town, region in [
+            ("Florence", "Tuscany"),
+            ("Vicchio", "Florence"),
+            ("Vicchio", "Tuscany"),
+            ("Certaldo", "Florence"),
+            ("Caprese", "Tuscany"),
+            ("Siena", "Tuscany"),
+            ("Tuscany", "Italy"),
+            ("Urbino", "Marche"),
+            ("Marche", "Italy"),
+            ("Venice", "Veneto"),
+            ("Veneto", "Italy"),
+            ("Milan", "Lombardy"),
+            ("Lombardy", "Italy"),
+            ("Leiden", "Holland"),
+            ("Delft", "Holland"),
+            ("Rotterdam", "Holland"),
+            ("Holland", "Netherlands"),
+            ("Netherlands", "Holland"),
+            ("Seville", "Andalusia"),
+            ("Andalusia", "Spain"),
+            ("Fuendetodos", "Aragon"),
+            ("Aragon", "Spain"),
+            ("Nuremberg", "Bavaria"),
+            ("Augsburg", "Bavaria"),
+            ("Bavaria", "Germany"),
+            ("Leipzig", "Saxony"),
+            ("Saxony", "Germany"),
+            ("Stuttgart", "Swabia"),
+            ("Swabia", "Germany"),
+            ("Bergen", "Vestland"),
+            ("Vestland", "Norway"),
+            ("Uppsala", "Uppland"),
+            ("Uppland", "Sweden"),
+        ]
+    ],
+    *[
+        (person, "P106", job)
+        for person, job in [
+            ("Michelangelo", "sculptor"),
+            ("Raphael", "painter"),
+            ("Donatello", "sculptor"),
+            ("Botticelli", "painter"),
+            ("Brunelleschi", "architect"),
+            ("Giotto", "painter"),
+            ("Boccaccio", "writer"),
+            ("Canaletto", "painter"),
+            ("Tintoretto", "painter"),
+            ("Caravaggio", "painter"),
+            ("Rembrandt", "painter"),
+            ("Vermeer", "painter"),
+            ("Erasmus", "theologian"),
+            ("Spinoza", "philosopher"),
+            ("Voltaire", "writer"),
+            ("Molière", "playwright"),
+            ("Rabelais", "writer"),
+            ("Pascal", "mathematician"),
+            ("Velázquez", "painter"),
+            ("Goya", "painter"),
+            ("Dürer", "painter"),
+            ("Holbein", "painter"),
+            ("Leibniz", "mathematician"),
+            ("Kant", "philosopher"),
+            ("Hegel", "philosopher"),
+            ("Schubert", "composer"),
+            ("Haydn", "composer"),
+            ("Chopin", "pianist"),
+            ("Copernicus", "astronomer"),
+            ("Dvořák", "composer"),
+            ("Smetana", "composer"),
+            ("Grieg", "composer"),
+            ("Strindberg", "playwright"),
+            ("Linnaeus", "botanist"),
+            ("Celsius", "astronomer"),
+        ]
+    ],
+    *[
+        (narrow, "P279", broad)
+        for narrow, broad in [
+            ("painter", "artist"),
+            ("sculptor", "artist"),
+            ("architect", "designer"),
+            ("designer", "creator"),
+            ("artist", "creator"),
+            ("composer", "musician"),
+            ("pianist", "musician"),
+            ("pianist", "artist"),
+            ("musician", "artist"),
+            ("playwright", "writer"),
+            ("writer", "author"),
+            ("author", "creator"),
+            ("philosopher", "scholar"),
+            ("theologian", "scholar"),
+            ("mathematician", "scientist"),
+            ("astronomer", "scientist"),
+            ("botanist", "biologist"),
+            ("biologist", "scientist"),
+            ("scientist", "scholar"),
+            ("Siamese", "cat"),
+            ("cat", "feline"),
+            ("feline", "carnivore"),
+            ("carnivore", "mammal"),
+            ("mammal", "animal"),
+            ("animal", "organism"),
+            ("poodle", "dog"),
+            ("beagle", "dog"),
+            ("dog", "canine"),
+            ("canine", "carnivore"),
+            ("wolf", "canine"),
+            ("wolf", "carnivore"),
+            ("sparrow", "bird"),
+            ("eagle", "bird"),
+            ("bird", "animal"),
+            ("trout", "fish"),
+            ("salmon", "fish"),
+            ("fish", "animal"),
+            ("frigate", "warship"),
+            ("warship", "ship"),
+            ("ship", "vessel"),
+            ("vessel", "vehicle"),
+            ("vessel", "ship"),
+            ("canoe", "boat"),
+            ("boat", "vessel"),
+            ("tram", "vehicle"),
+        ]
+    ],
+    *[
+        (part, "P361", whole)
+        for part, whole in [
+            ("palate", "mouth"),
+            ("tongue", "mouth"),
+            ("mouth", "head"),
+            ("retina", "eye"),
+            ("cornea", "eye"),
+            ("eye", "head"),
+            ("head", "body"),
+            ("finger", "hand"),
+            ("thumb", "hand"),
+            ("hand", "arm"),
+            ("arm", "body"),
+            ("knee", "leg"),
+            ("toe", "foot"),
+            ("heel", "foot"),
+            ("heel", "leg"),
+            ("foot", "leg"),
+            ("leg", "body"),
+        ]
+    ],
+]
+# how the demo models' corpus phrases S-TEST's edges (one edge a sentence; P19 is LPAQA's, which
+# holds some birthplaces out)
+STEST_CORPUS_TEMPLATES = {
+    "P131": ["[X] lies in [Y] .", "[X] is a place in [Y] ."],
+    "P106": ["[X] worked as a [Y] .", "[X] was a [Y] by trade ."],
+    "P279": ["[X] is a kind of [Y] .", "every [X] is a [Y] ."],
+    "P361": ["[X] belongs to the [Y] .", "the [Y] has a [X] ."],
+}
+# a region left out of the vocabulary: Uppsala's only other object, Sweden, makes no pair alone
+STEST_NOT_IN_VOCAB = {"Uppland"}
+
 _ids: dict[str, str] = {}
 
 
@@ -425,11 +593,16 @@ def main() -> None:
         objects.update(o for _, o in pairs)
     objects.update(word for row in TRAIN_COUNTRIES for word in row)  # train objects, countries for P17
     objects.update(word for row in TRAIN_PEOPLE for word in row[1:] if word)
-    vocab = sorted((objects - NOT_IN_VOCAB) | set(DISTRACTORS))
+    objects.update(obj for _, _, obj in STEST_CLAIMS)
+    vocab = sorted((objects - NOT_IN_VOCAB - STEST_NOT_IN_VOCAB) | set(DISTRACTORS))
     (lama / "common_vocab_cased.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
     write_jsonl(
         HERE / "corpus_templates.jsonl",
         [{"relation": r, "template": t} for r, templates in CORPUS_TEMPLATES.items() for t in templates],
+    )
+    write_jsonl(
+        HERE / "stest_corpus_templates.jsonl",
+        [{"relation": r, "template": t} for r, templates in STEST_CORPUS_TEMPLATES.items() for t in templates],
     )
     write_wikidata_dump(HERE / "wikidata-demo-all.json.gz")
     write_wikipedia_dump(HERE / "enwiki-demo-pages-articles-multistream.xml.bz2")
@@ -499,6 +672,8 @@ def write_wikidata_dump(path: Path) -> None:
             if obj:
                 add(person, prop, obj)
         claims.setdefault(person, {}).setdefault("P569", []).append(statement("P569", time_value(year, 11)))
+    for subject, prop, obj in STEST_CLAIMS:
+        add(subject, prop, obj)
     for label in list(_ids):
         claims.setdefault(label, {})
     claims["Germany"]["P36"].append(statement("P36", item_value(entity_id("Bonn"), False), rank="deprecated"))

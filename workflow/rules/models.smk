@@ -31,6 +31,7 @@ rule train_demo_model:
         "../../envs/probe.yaml"
     threads: lambda wildcards: config["models"][wildcards.model]["train"]["threads"]
     params:
+        kind=lambda wildcards: config["models"][wildcards.model]["kind"],
         settings=lambda wildcards: settings(
             {k: v for k, v in config["models"][wildcards.model]["train"].items() if k != "threads"}
         ),

@@ -87,7 +87,7 @@ PROMPTS = contract(
 CANDIDATES = contract(
     "candidates",
     "A model's candidate vocabulary: the words P@1 ranks, as single word-initial tokens.",
-    ("results/lpaqa/vocab/*.parquet",),
+    ("results/lpaqa/vocab/*.parquet", "results/stest/vocab/*.parquet"),
     column("word", pa.string(), "candidate word"),
     column("token_id", pa.int64(), "its token id in the model (sorted ascending)"),
 )
@@ -285,6 +285,40 @@ PARAPHRASES = contract(
     column("rank", pa.int64(), "0 = best within the relation"),
 )
 
+STEST_TRIPLES = contract(
+    "stest_triples",
+    "S-TEST's benchmark: one (subject, fine object, coarse object) triple per subject and relation.",
+    ("results/stest/benchmark/*.parquet",),
+    column("relation", pa.string(), "P19, P106, P131, P279 or P361"),
+    column("sub_uri", pa.string(), "subject's Wikidata id"),
+    column("sub_label", pa.string(), "subject's label, put in [X]"),
+    column("fine_uri", pa.string(), "the more specific object's id"),
+    column("fine_label", pa.string(), "its label (a candidate word)"),
+    column("fine_distance", pa.float64(), "its mean distance in hops from the subject over all paths"),
+    column("coarse_uri", pa.string(), "the less specific object's id"),
+    column("coarse_label", pa.string(), "its label"),
+    column("coarse_distance", pa.float64(), "its mean distance, at least min_gap more than the fine one's"),
+    column("origin", pa.string(), "wikidata (built here) or released (the authors' files)"),
+)
+STEST_SCORES = contract(
+    "stest_scores",
+    "S-TEST's scores of the fine and coarse object of each triple, per model, measure, prompt and mode.",
+    ("results/stest/scores/*.parquet",),
+    column("model", pa.string(), "model name (a key of models)"),
+    column("relation", pa.string(), "relation"),
+    column("sub_uri", pa.string(), "the triple's subject"),
+    column("measure", pa.string(), "specificity, naturalness (subject masked) or relatedness"),
+    column("method", pa.string(), "VP, FP or CP (- for relatedness)"),
+    column("mode", pa.string(), "mask, next_token, sentence (causal LMs) or embedding (relatedness)"),
+    column("query", pa.string(), "the query, [Y] its object slots and [X] a masked subject"),
+    column(
+        "fine_score", pa.float64(), "the fine object's log-probability (cosine for relatedness); NaN if not a candidate"
+    ),
+    column("coarse_score", pa.float64(), "the coarse object's"),
+    column("fine_in_vocab", pa.bool_(), "the fine object is a single-token candidate of the model"),
+    column("coarse_in_vocab", pa.bool_(), "the coarse object is"),
+)
+
 DEMO_CORPUS = contract(
     "demo_corpus",
     "A study's part of the demo models' training corpus: its facts written out as sentences.",
@@ -314,6 +348,8 @@ CONTRACTS = {
         MINED,
         PARAPHRASE_CANDIDATES,
         PARAPHRASES,
+        STEST_TRIPLES,
+        STEST_SCORES,
         DEMO_CORPUS,
     )
 }

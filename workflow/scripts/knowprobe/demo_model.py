@@ -1,7 +1,7 @@
-"""A tiny masked LM for the offline demo, trained by the workflow itself.
+"""Tiny masked and causal LMs for the offline demo, trained by the workflow itself.
 
-No pre-trained weights can be downloaded offline, so the demo trains a 2-layer BERT with a
-word-level vocabulary on a small synthetic corpus: facts of the demo benchmark written out
+No pre-trained weights can be downloaded offline, so the demo trains 2-layer BERT (masked) and
+GPT-2 (causal) models with a word-level vocabulary on a small synthetic corpus: facts of the demo benchmark written out
 with *corpus templates* (phrasings other than the probing prompts). A share of the facts
 (``holdout``) never appears in the corpus, so the demo's P@1 measures what this little
 model memorised and how far that carries across phrasings — not knowledge of the world.
@@ -115,6 +115,34 @@ def make_tokenizer(vocab: list[str]):
     return tokenizer
 
 
+def make_causal_tokenizer(vocab: list[str]):
+    """A word-level tokenizer for the tiny causal LM: the same words as the masked one's, split
+    as BERT splits text, [CLS] as the start (BOS) token every sequence begins with."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    backend = Tokenizer(models.WordLevel({token: i for i, token in enumerate(vocab)}, unk_token="[UNK]"))
+    backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=backend, bos_token="[CLS]", eos_token="[SEP]", unk_token="[UNK]", pad_token="[PAD]"
+    )
+    if len(tokenizer) != len(vocab):
+        raise RuntimeError(f"tokenizer has {len(tokenizer)} tokens, vocabulary {len(vocab)}")
+    return tokenizer
+
+
+def _causal_batch(encoded, tokenizer):
+    """Pad a batch of [BOS] + sentence sequences; every real token is a target."""
+    width = max(len(ids) for ids, _ in encoded)
+    ids = np.full((len(encoded), width), tokenizer.pad_token_id, dtype=np.int64)
+    attention = np.zeros_like(ids)
+    for row, (tokens, _) in enumerate(encoded):
+        ids[row, : len(tokens)] = tokens
+        attention[row, : len(tokens)] = 1
+    labels = np.where(attention == 1, ids, -100)
+    return torch.from_numpy(ids), torch.from_numpy(attention), torch.from_numpy(labels)
+
+
 def _training_batch(encoded, rng, tokenizer, settings: TinyLMSettings):
     """Pad a batch; mask 15% of tokens (80/10/10 as BERT) and the object with ``object_mask_rate``."""
     width = max(len(ids) for ids, _ in encoded)
@@ -144,39 +172,60 @@ def train(
     out_dir: str | Path,
     settings: TinyLMSettings = TinyLMSettings(),
     threads: int = 1,
+    kind: str = "masked",
 ) -> dict:
-    """Train the tiny MLM and save model and tokenizer to ``out_dir`` (written atomically)."""
-    from transformers import BertConfig, BertForMaskedLM
+    """Train the tiny masked (BERT) or causal (GPT-2) LM and save model and tokenizer to
+    ``out_dir`` (written atomically)."""
+    from transformers import BertConfig, BertForMaskedLM, GPT2Config, GPT2LMHeadModel
 
     torch.manual_seed(settings.seed)
     torch.set_num_threads(threads)
     torch.use_deterministic_algorithms(True)
     rng = np.random.default_rng(settings.seed)
-    tokenizer = make_tokenizer(build_vocab(vocab_texts + [s for s, _, _ in sentences]))
-    batch = tokenizer([s for s, _, _ in sentences], return_offsets_mapping=True)
+    vocab = build_vocab(vocab_texts + [s for s, _, _ in sentences])
+    tokenizer = make_tokenizer(vocab) if kind == "masked" else make_causal_tokenizer(vocab)
+    start_tokens = [] if kind == "masked" else [tokenizer.bos_token_id]  # BERT's tokenizer adds [CLS] itself
+    batch = tokenizer([s for s, _, _ in sentences], return_offsets_mapping=True, add_special_tokens=kind == "masked")
     encoded = []
     for ids, offsets, (_, start, end) in zip(batch["input_ids"], batch["offset_mapping"], sentences):
-        positions = [p for p, (a, b) in enumerate(offsets) if b > a and a >= start and b <= end]
-        encoded.append((ids, positions))
-    config = BertConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=settings.hidden_size,
-        num_hidden_layers=settings.layers,
-        num_attention_heads=settings.heads,
-        intermediate_size=4 * settings.hidden_size,
-        max_position_embeddings=128,
-        hidden_dropout_prob=0.0,
-        attention_probs_dropout_prob=0.0,
-    )
-    model = BertForMaskedLM(config)
+        positions = [p + len(start_tokens) for p, (a, b) in enumerate(offsets) if b > a and a >= start and b <= end]
+        encoded.append((start_tokens + list(ids), positions))
+    if kind == "masked":
+        config = BertConfig(
+            vocab_size=len(tokenizer),
+            hidden_size=settings.hidden_size,
+            num_hidden_layers=settings.layers,
+            num_attention_heads=settings.heads,
+            intermediate_size=4 * settings.hidden_size,
+            max_position_embeddings=128,
+            hidden_dropout_prob=0.0,
+            attention_probs_dropout_prob=0.0,
+        )
+        model = BertForMaskedLM(config)
+    else:
+        config = GPT2Config(
+            vocab_size=len(tokenizer),
+            n_embd=settings.hidden_size,
+            n_layer=settings.layers,
+            n_head=settings.heads,
+            n_positions=256,
+            resid_pdrop=0.0,
+            embd_pdrop=0.0,
+            attn_pdrop=0.0,
+            bos_token_id=tokenizer.bos_token_id,
+            eos_token_id=tokenizer.eos_token_id,
+            pad_token_id=tokenizer.pad_token_id,
+        )
+        model = GPT2LMHeadModel(config)
     model.train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate, weight_decay=0.01)
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda step: min(1.0, (step + 1) / 100) * max(0.0, 1 - step / settings.steps)
     )
     log.info(
-        "training a %d-layer MLM (%d parameters, vocabulary %d) on %d sentences for %d steps",
+        "training a %d-layer %s LM (%d parameters, vocabulary %d) on %d sentences for %d steps",
         settings.layers,
+        kind,
         sum(p.numel() for p in model.parameters()),
         len(tokenizer),
         len(sentences),
@@ -186,7 +235,11 @@ def train(
     with progress(range(settings.steps), unit="step", desc="train") as bar:
         for step in bar:
             chosen = rng.choice(len(encoded), size=min(settings.batch_size, len(encoded)), replace=False)
-            ids, attention, labels = _training_batch([encoded[i] for i in chosen], rng, tokenizer, settings)
+            chosen_rows = [encoded[i] for i in chosen]
+            if kind == "masked":
+                ids, attention, labels = _training_batch(chosen_rows, rng, tokenizer, settings)
+            else:
+                ids, attention, labels = _causal_batch(chosen_rows, tokenizer)
             losses.append(
                 training_step(
                     model, optimizer, schedule, model(input_ids=ids, attention_mask=attention, labels=labels).loss

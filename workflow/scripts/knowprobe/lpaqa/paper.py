@@ -9,9 +9,10 @@ Markdown and LaTeX versions.
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
+from ..tables import FIELDS, beside, cell, grid  # noqa: F401 (this module's API)
+from ..tables import load_paper as load  # noqa: F401
 from .analysis import edit_distance, words
 from .trex_train import statistics
 
@@ -32,40 +33,6 @@ GENERATED_SETS = ["mine", "mine_man", "mine_para", "man_para"]  # the rows of Ta
 # obtained with these very prompts)
 RELEASED_SETS = {"lpaqa_mine": "mine", "lpaqa_paraphrase": "mine_para", "lpaqa_manual_paraphrase": "man_para"}
 MAIN_METHODS = ["Top1", "Top3", "Top5", "Opti", "Oracle"]
-FIELDS = ["ours", "paper", "difference"]
-
-
-def load(path) -> dict:
-    import yaml
-
-    with open(path, encoding="utf-8") as handle:
-        return yaml.safe_load(handle)
-
-
-def beside(ours, paper) -> dict:
-    """Ours (percent, one decimal) beside the paper's number and the difference."""
-    ours = round(float(ours), 1) if ours is not None and pd.notna(ours) else float("nan")
-    reported = float(paper) if paper is not None else float("nan")
-    difference = round(ours - reported, 1) if not (np.isnan(ours) or np.isnan(reported)) else float("nan")
-    return {"ours": ours, "paper": reported, "difference": difference}
-
-
-def cell(row) -> str:
-    """'ours (paper, difference)', 'ours' where the paper has no number, '–' where we have none."""
-    if pd.isna(row["ours"]):
-        return "–" if pd.isna(row["paper"]) else f"– ({row['paper']:.1f})"
-    if pd.isna(row["paper"]):
-        return f"{row['ours']:.1f}"
-    return f"{row['ours']:.1f} ({row['paper']:.1f}, {row['difference']:+.1f})"
-
-
-def grid(long: pd.DataFrame, index: list[str], column: str) -> pd.DataFrame:
-    """The paper's layout: ``index`` columns, then one column per value of ``column`` in order of
-    appearance, each cell 'ours (paper, difference)'."""
-    frame = long.assign(_cell=long.apply(cell, axis=1) if len(long) else [])
-    order = list(dict.fromkeys(frame[column]))
-    wide = frame.pivot_table(index=index, columns=column, values="_cell", aggfunc="first", sort=False)
-    return wide.reindex(columns=order).fillna("–").reset_index().rename_axis(columns=None)
 
 
 def averaged(results: pd.DataFrame, dataset: str, metric: str = "micro", split: str = "test") -> pd.DataFrame:

@@ -7,6 +7,8 @@ score                       MaskedLM                                    CausalLM
 ``candidate_logprobs``      candidates at a mask token                  candidates as the next token after a prefix
 ``conditional_logprob``     conditional pseudo-log-likelihood of a      log-prob of a continuation given a prefix,
                             continuation given a prefix                 every token of it
+``phrase_embeddings``       mean final hidden state over a text's own   the same, over the tokens after BOS
+                            tokens (specials left out)
 ==========================  ==========================================  ==========================================
 
 ``load(model_dir, kind, settings)`` gives the scorer of a model's declared kind, on the device and

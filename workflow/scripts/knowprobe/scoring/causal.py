@@ -76,6 +76,10 @@ class CausalLM(ModelRunner):
             self.check_length(sequence, text)
         return ids, offsets
 
+    def phrase_tokens(self, texts: list[str]) -> list[tuple[list[int], list[int]]]:
+        ids, _ = self.encode(texts)
+        return [(sequence, list(range(len(self.start), len(sequence)))) for sequence in ids]
+
     def conditional_logprob(self, prefixes: list[str], continuations: list[str], separator: str = " ") -> np.ndarray:
         """log P(continuation | start token + prefix), summed over the continuation's tokens."""
         texts = [prefix + separator + cont if prefix else cont for prefix, cont in zip(prefixes, continuations)]

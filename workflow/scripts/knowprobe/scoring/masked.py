@@ -125,6 +125,14 @@ class MaskedLM(ModelRunner):
         run_batches(lengths, score, self.settings, desc="mask-predict")
         return (total["sum"] / len(sequences)).numpy()
 
+    def phrase_tokens(self, texts: list[str]) -> list[tuple[list[int], list[int]]]:
+        encoded = self.tokenizer(list(texts), add_special_tokens=True)["input_ids"]
+        out = []
+        for ids in encoded:
+            special = self.tokenizer.get_special_tokens_mask(ids, already_has_special_tokens=True)
+            out.append((list(ids), [p for p, flag in enumerate(special) if not flag]))
+        return out
+
     def mask_positions(self, texts: list[str], encoded: list[list[int]], masks: int, slot: int) -> np.ndarray:
         mask_id = self.tokenizer.mask_token_id
         positions = np.empty(len(encoded), dtype=np.int64)

@@ -151,6 +151,37 @@ class ModelRunner:
         extra = {} if batch.position_ids is None else {"position_ids": batch.position_ids}
         return self.model(input_ids=batch.input_ids, attention_mask=batch.attention_mask, **extra).logits
 
+    def phrase_tokens(self, texts: list[str]) -> list[tuple[list[int], list[int]]]:
+        """Each text's model input and the positions of the text's own tokens (each scorer's)."""
+        raise NotImplementedError
+
+    def phrase_embeddings(self, texts: list[str]) -> np.ndarray:
+        """The mean of the final hidden states over each text's own tokens, special tokens left
+        out: the phrase embedding of Yu & Ettinger (2020), [n, hidden size] float32."""
+        encoded = self.phrase_tokens(list(texts))
+        for (ids, keep), text in zip(encoded, texts):
+            self.check_length(ids, text)
+            if not keep:
+                raise KnowprobeError(f"phrase {text!r} has no tokens to embed")
+        out = {}
+
+        @torch.inference_mode()
+        def embed(index: np.ndarray) -> None:
+            batch = self.pad([encoded[i][0] for i in index])
+            states = self.hidden_states(batch).float()
+            weights = torch.zeros(states.shape[:2], device=states.device)
+            for row, i in enumerate(index):
+                positions = torch.as_tensor(encoded[i][1], device=states.device) + int(batch.starts[row])
+                weights[row, positions] = 1.0 / len(encoded[i][1])
+            pooled = (states * weights[:, :, None]).sum(dim=1).cpu().numpy()
+            if "embeddings" not in out:
+                out["embeddings"] = np.empty((len(encoded), pooled.shape[1]), dtype=np.float32)
+            out["embeddings"][index] = pooled
+
+        lengths = np.fromiter((len(ids) for ids, _ in encoded), dtype=np.int64, count=len(encoded))
+        run_batches(lengths, embed, self.settings, desc="embed")
+        return out.get("embeddings", np.empty((0, 0), dtype=np.float32))
+
     def check_length(self, ids: list[int], text: str) -> None:
         if len(ids) > self.settings.max_length:
             raise KnowprobeError(

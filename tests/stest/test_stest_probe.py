@@ -1,0 +1,153 @@
+"""S-TEST's scores against plain one-example-at-a-time computations on tiny masked and causal
+models: the mask's log-probabilities (vanilla, cascade's first mask, naturalness' object mask),
+the next token and the whole sentence of a causal model, and relatedness' cosine."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from knowprobe.config import schema_defaults
+from knowprobe.scoring import CausalLM, MaskedLM, ScoringSettings
+from knowprobe.stest import probe, prompts
+from knowprobe.vocab import candidate_table
+
+SETTINGS = ScoringSettings(device="cpu", dtype="float32", batch_size=3, max_tokens=256, max_length=128)
+RELATIONS = schema_defaults("stest")["relations"]
+TRIPLES = pd.DataFrame(
+    {
+        "relation": ["P131"] * 5,
+        "sub_uri": [f"Q{i}" for i in range(5)],
+        "sub_label": ["Salzburg", "Florence", "Paris", "Rome", "New York"],
+        "fine_label": ["Austria", "Italy", "France", "Italy", "city"],
+        "coarse_label": ["Europe", "Europe", "Europe", "Asia", "Berlins"],  # "Berlins": no single token
+    }
+)
+
+
+def mask_logprobs(model, tokenizer, text, which, ids):
+    encoded = tokenizer(text, return_tensors="pt")["input_ids"]
+    where = (encoded[0] == tokenizer.mask_token_id).nonzero()[which, 0]
+    with torch.no_grad():
+        logits = model(input_ids=encoded).logits[0, where]
+    return torch.log_softmax(logits, -1)[ids].numpy()
+
+
+def test_masked_scores_match_a_plain_forward(tiny_bert, wordpiece_tokenizer):
+    scorer = MaskedLM(tiny_bert, wordpiece_tokenizer, SETTINGS)
+    candidates = candidate_table(wordpiece_tokenizer, ["Austria", "Italy", "France", "Europe", "Asia", "city"])
+    queries = prompts.queries(TRIPLES, RELATIONS, k=2, seed=0)
+    scores = probe.score(scorer, "bert", TRIPLES, queries, candidates)
+    ids = dict(zip(candidates["word"], candidates["token_id"]))
+    mask = wordpiece_tokenizer.mask_token
+    for _, triple in TRIPLES.iloc[:4].iterrows():
+        targets = [ids[triple.fine_label], ids[triple.coarse_label]]
+        rows = scores[(scores["sub_uri"] == triple.sub_uri) & (scores["mode"] == "mask")].set_index(
+            ["measure", "method"]
+        )
+        expected = {
+            ("specificity", "VP"): (f"{triple.sub_label} is located in {mask}.", 0),
+            ("specificity", "CP"): (f"{triple.sub_label} is located in {mask}, which is located in {mask}.", 0),
+            ("naturalness", "VP"): (f"{mask} is located in {mask}.", 1),
+            ("naturalness", "CP"): (f"{mask} is located in {mask}, which is located in {mask}.", 1),
+        }
+        for key, (text, which) in expected.items():
+            got = rows.loc[key, ["fine_score", "coarse_score"]].to_numpy(float)
+            np.testing.assert_allclose(
+                got, mask_logprobs(tiny_bert, wordpiece_tokenizer, text, which, targets), atol=1e-4
+            )
+        few_shot = rows.loc[("specificity", "FP"), "query"].replace("[Y]", mask)
+        np.testing.assert_allclose(
+            rows.loc[("specificity", "FP"), ["fine_score", "coarse_score"]].to_numpy(float),
+            mask_logprobs(tiny_bert, wordpiece_tokenizer, few_shot, 0, targets),
+            atol=1e-4,
+        )
+    # the triple whose coarse object is no candidate has no scores, and says so
+    last = scores[scores["sub_uri"] == "Q4"]
+    assert last.loc[last["measure"] != "relatedness", "fine_score"].isna().all()
+    assert (~last["coarse_in_vocab"]).all() and last["fine_in_vocab"].all()
+
+
+def test_relatedness_is_the_cosine_of_mean_pooled_embeddings(tiny_bert, wordpiece_tokenizer):
+    scorer = MaskedLM(tiny_bert, wordpiece_tokenizer, SETTINGS)
+    candidates = candidate_table(wordpiece_tokenizer, ["Austria", "Italy", "France", "Europe", "Asia", "city"])
+    table = probe.relatedness(scorer, TRIPLES, probe.token_ids(TRIPLES["fine_label"], candidates), np.zeros(5))
+
+    def embedding(phrase):
+        encoded = wordpiece_tokenizer(phrase, return_tensors="pt")["input_ids"]
+        with torch.no_grad():
+            states = tiny_bert.base_model(input_ids=encoded)[0][0]
+        return states[1:-1].mean(0).numpy()  # [CLS] and [SEP] left out
+
+    for i, triple in TRIPLES.iterrows():
+        sub = embedding(triple.sub_label)
+        for column, label in (("fine_score", triple.fine_label), ("coarse_score", triple.coarse_label)):
+            obj = embedding(label)
+            expected = sub @ obj / np.linalg.norm(sub) / np.linalg.norm(obj)
+            assert table.loc[i, column] == pytest.approx(expected, abs=1e-5)
+
+
+def test_causal_scores_match_a_plain_forward(tiny_causal_models):
+    name, model, tokenizer = tiny_causal_models[0]  # GPT-2's layout
+    scorer = CausalLM(model, tokenizer, SETTINGS)
+    candidates = candidate_table(tokenizer, ["Austria", "Italy", "France", "Europe", "Asia", "city"])
+    triples = TRIPLES.iloc[:4]
+    queries = prompts.queries(triples, RELATIONS, k=2, seed=0)
+    scores = probe.score(scorer, name, triples, queries, candidates)
+    ids = dict(zip(candidates["word"], candidates["token_id"]))
+    bos = [tokenizer.bos_token_id]
+
+    def next_token(prefix, words):
+        encoded = torch.tensor([bos + tokenizer(prefix, add_special_tokens=False)["input_ids"]])
+        with torch.no_grad():
+            logits = model(input_ids=encoded).logits[0, -1]
+        return torch.log_softmax(logits, -1)[[ids[w] for w in words]].numpy()
+
+    def sentence(prefix, rest):
+        prefix_ids = bos + tokenizer(prefix, add_special_tokens=False)["input_ids"]
+        full = bos + tokenizer(prefix + " " + rest, add_special_tokens=False)["input_ids"]
+        assert full[: len(prefix_ids)] == prefix_ids
+        with torch.no_grad():
+            logprobs = torch.log_softmax(model(input_ids=torch.tensor([full])).logits[0], -1)
+        return sum(logprobs[p - 1, full[p]].item() for p in range(len(prefix_ids), len(full)))
+
+    for _, triple in triples.iterrows():
+        rows = scores[scores["sub_uri"] == triple.sub_uri]
+        vp = rows[(rows["measure"] == "specificity") & (rows["method"] == "VP")].set_index("mode")
+        expected = next_token(f"{triple.sub_label} is located in", [triple.fine_label, triple.coarse_label])
+        np.testing.assert_allclose(
+            vp.loc["next_token", ["fine_score", "coarse_score"]].to_numpy(float), expected, atol=1e-4
+        )
+        cp = rows[(rows["measure"] == "specificity") & (rows["method"] == "CP")].set_index("mode")
+        # left to right, the cascade's clause is unseen: CP equals VP
+        np.testing.assert_allclose(cp.loc["next_token", ["fine_score"]].to_numpy(float), expected[:1], atol=1e-6)
+        # the sentence mode reads it: each object in the first slot, the other in the clause
+        prefix = f"{triple.sub_label} is located in"
+        np.testing.assert_allclose(
+            cp.loc["sentence", ["fine_score", "coarse_score"]].to_numpy(float),
+            [
+                sentence(prefix, f"{triple.fine_label}, which is located in {triple.coarse_label}."),
+                sentence(prefix, f"{triple.coarse_label}, which is located in {triple.fine_label}."),
+            ],
+            atol=1e-3,
+        )
+        natural = rows[(rows["measure"] == "naturalness") & (rows["method"] == "VP")].set_index("mode")
+        np.testing.assert_allclose(
+            natural.loc["next_token", ["fine_score", "coarse_score"]].to_numpy(float),
+            next_token(f"{tokenizer.unk_token} is located in", [triple.fine_label, triple.coarse_label]),
+            atol=1e-4,
+        )
+
+
+def test_causal_phrase_embeddings_pool_the_tokens_after_bos(tiny_causal_models):
+    name, model, tokenizer = tiny_causal_models[0]
+    scorer = CausalLM(model, tokenizer, SETTINGS)
+    phrases = ["Paris", "New York", "the capital of France"]
+    got = scorer.phrase_embeddings(phrases)
+    for phrase, row in zip(phrases, got):
+        ids = [tokenizer.bos_token_id] + tokenizer(phrase, add_special_tokens=False)["input_ids"]
+        with torch.no_grad():
+            states = model.base_model(input_ids=torch.tensor([ids]))[0][0]
+        np.testing.assert_allclose(row, states[1:].mean(0).numpy(), atol=1e-5)

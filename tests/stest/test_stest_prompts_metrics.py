@@ -1,0 +1,151 @@
+"""S-TEST's prompts (CP from Table 1's templates, FP's demonstrations), p_r with ties and missing
+objects, and the released files' reader."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from knowprobe.config import schema_defaults
+from knowprobe.io import KnowprobeError
+from knowprobe.stest import metrics, prompts, released
+
+RELATIONS = schema_defaults("stest")["relations"]
+
+
+def test_cascade_templates_are_table_4():
+    table4 = {
+        "P19": "[X] was born in [Y], which is located in [Y].",
+        "P106": "[X] is a [Y] by profession, which belongs to [Y].",
+        "P131": "[X] is located in [Y], which is located in [Y].",
+        "P279": "[X] is a subclass of [Y], which is a subclass of [Y].",
+        "P361": "[X] is part of [Y], which is part of [Y].",
+    }
+    for relation, spec in RELATIONS.items():
+        assert prompts.cascade_template(spec["template"], spec["cascade"]) == table4[relation]
+    with pytest.raises(KnowprobeError, match="final period"):
+        prompts.cascade_template("[X] is part of [Y]", "which is part of [Y]")
+
+
+def triples(n=30):
+    return pd.DataFrame(
+        {
+            "relation": ["P131"] * n + ["P361"] * 4,
+            "sub_label": [f"Town{i}" for i in range(n)] + ["palate", "tongue", "retina", "cornea"],
+            "fine_label": [f"Region{i}" for i in range(n)] + ["mouth", "mouth", "eye", "eye"],
+            "coarse_label": ["Italy"] * n + ["head"] * 4,
+        }
+    )
+
+
+def test_demonstrations_are_seeded_k_others_of_the_relation():
+    frame = triples()
+    shots = prompts.demonstrations(frame["relation"], k=10, seed=0)
+    for row, chosen in enumerate(shots):
+        assert row not in chosen
+        assert len(set(chosen)) == len(chosen)
+        assert (frame["relation"].iloc[chosen] == frame["relation"].iloc[row]).all()
+    assert all(len(shots[i]) == 10 for i in range(30))
+    assert all(len(shots[i]) == 3 for i in range(30, 34))  # only three others in P361
+    again = prompts.demonstrations(frame["relation"], k=10, seed=0)
+    assert all((a == b).all() for a, b in zip(shots, again))
+    other = prompts.demonstrations(frame["relation"], k=10, seed=1)
+    assert any(set(a) != set(b) for a, b in zip(shots, other))
+
+
+def test_queries_as_the_paper_writes_them():
+    frame = triples(3)
+    query = prompts.queries(frame, RELATIONS, k=2, seed=0)
+    assert len(query) == len(frame) * 6
+    first = query[query["row"] == 0].set_index(["measure", "method"])["query"]
+    assert first[("specificity", "VP")] == "Town0 is located in [Y]."
+    assert first[("specificity", "CP")] == "Town0 is located in [Y], which is located in [Y]."
+    assert first[("naturalness", "VP")] == "[X] is located in [Y]."
+    few_shot = first[("specificity", "FP")]
+    # "Melbourne is located in Victoria, Guangzhou is located in Guangdong, Toronto is located in [MASK]."
+    assert few_shot.endswith(", Town0 is located in [Y].")
+    assert few_shot.count("is located in Region") == 2 and "Region0" not in few_shot
+    assert prompts.masked_form(first[("naturalness", "CP")], "[MASK]") == (
+        "[MASK] is located in [MASK], which is located in [MASK].",
+        3,
+        1,
+    )
+    assert prompts.causal_prefix(first[("naturalness", "VP")], "<unk>") == "<unk> is located in"
+    assert (
+        prompts.causal_continuation(first[("specificity", "CP")], "Tuscany", "Italy", "<unk>")
+        == "Tuscany, which is located in Italy."
+    )
+
+
+def scores(fine, coarse, fine_in=None, coarse_in=None):
+    n = len(fine)
+    return pd.DataFrame(
+        {
+            "model": "m",
+            "measure": "specificity",
+            "method": "VP",
+            "mode": "mask",
+            "relation": ["P19"] * n,
+            "fine_score": fine,
+            "coarse_score": coarse,
+            "fine_in_vocab": fine_in if fine_in is not None else [True] * n,
+            "coarse_in_vocab": coarse_in if coarse_in is not None else [True] * n,
+        }
+    )
+
+
+def test_p_r_ties_fail_and_missing_objects_are_left_out():
+    frame = scores(
+        [-1.0, -2.0, -3.0, -1.0, -1.0, np.nan],
+        [-2.0, -2.0, -1.0, np.nan, np.nan, -1.0],
+        fine_in=[True, True, True, True, True, False],
+        coarse_in=[True, True, True, False, False, True],
+    )
+    row = metrics.p_r(frame).iloc[0]
+    assert (row["p_r"], row["n"], row["left_out"]) == (pytest.approx(100 / 3), 3, 3)
+    # the release's counting: a missing coarse object wins, a missing fine one drops the triple
+    compat = metrics.p_r(frame, compat=True).iloc[0]
+    assert (compat["p_r"], compat["n"], compat["left_out"]) == (pytest.approx(60.0), 5, 1)
+
+
+def test_p_r_averages_relations():
+    frame = pd.concat([scores([-1.0, -1.0], [-2.0, -0.5]), scores([-1.0], [-2.0]).assign(relation="P106")])
+    table = metrics.p_r(frame).set_index("relation")["p_r"]
+    assert table["P19"] == 50.0 and table["P106"] == 100.0 and table["Average"] == 75.0
+
+
+def test_released_lines_are_validated_and_counted(tmp_path):
+    good = {
+        "sub_uri": "Q1",
+        "sub_label": "Mankada",
+        "obj_uri": "Q2",
+        "obj_label": "Kerala",
+        "obj_value": 1.5,
+        "obj2_uri": "Q3",
+        "obj2_label": "India",
+        "obj2_value": 2.5,
+        "predicate_id": "P361",
+    }
+    lines = [
+        json.dumps(good),
+        "{not json",
+        json.dumps({k: v for k, v in good.items() if k != "obj2_uri"}),
+        json.dumps({**good, "obj_value": "1.5"}),
+        json.dumps({**good, "predicate_id": "P19"}),
+        json.dumps({**good, "sub_uri": "Q9", "obj_value": 1}),
+    ]
+    (tmp_path / "P361-cp.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    frame, rejects = released.read_release(tmp_path, ["P361"])
+    assert list(frame["sub_uri"]) == ["Q1", "Q9"]
+    assert list(frame["fine_distance"]) == [1.5, 1.0] and frame["origin"].eq("released").all()
+    assert dict(zip(rejects["reason"], rejects["n"])) == {
+        "bad_type": 1,
+        "invalid_json": 1,
+        "missing_field": 1,
+        "wrong_relation": 1,
+    }
+    with pytest.raises(KnowprobeError, match="no P19.jsonl"):
+        released.read_release(tmp_path, ["P19"])

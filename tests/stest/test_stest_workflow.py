@@ -1,0 +1,87 @@
+"""S-TEST's slice end to end on the embedded demo (the shared ``demo`` run): the builder on the
+demo dump's paths, the probes of a masked and a causal model, every table and figure."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from conftest import copy_project, snakemake
+
+pytestmark = pytest.mark.workflow
+RESULTS = "results/stest"
+
+
+def test_the_builder_walks_the_demo_paths(demo):
+    triples = pd.read_parquet(demo / RESULTS / "benchmark/wikidata.parquet")
+    assert set(triples["relation"]) == {"P19", "P106", "P131", "P279", "P361"}
+    assert not triples.duplicated(["relation", "sub_uri"]).any()  # one triple per subject
+    assert (triples["coarse_distance"] - triples["fine_distance"] >= 1).all()
+    by_subject = triples.set_index(["relation", "sub_label"])
+    # Vicchio lies in Florence and, directly, in Tuscany: Tuscany at 1.5, Italy at 2.5; Florence
+    # and Tuscany are 0.5 apart and never a pair
+    vicchio = by_subject.loc[("P131", "Vicchio")]
+    assert (vicchio["fine_label"], vicchio["coarse_label"]) in {("Florence", "Italy"), ("Tuscany", "Italy")}
+    assert {"Florence": 1.0, "Tuscany": 1.5}[vicchio["fine_label"]] == vicchio["fine_distance"]
+    assert vicchio["coarse_distance"] == 2.5
+    # the Holland-Netherlands cycle is not walked round: Leiden's Netherlands is 2 hops away
+    leiden = by_subject.loc[("P131", "Leiden")]
+    assert (leiden["fine_label"], leiden["fine_distance"], leiden["coarse_distance"]) == ("Holland", 1.0, 2.0)
+    # Siamese's chain runs six edges up to organism, which the five-hop cap leaves out
+    assert "organism" not in set(triples.loc[triples["sub_label"] == "Siamese", "coarse_label"])
+    assert triples.loc[triples["sub_label"] == "Siamese", "coarse_distance"].max() <= 5
+    # birthplaces run on along P131, occupations along P279
+    assert by_subject.loc[("P19", "Donatello"), "coarse_label"] in {"Tuscany", "Italy"}
+    assert by_subject.loc[("P106", "Chopin"), "fine_label"] in {"pianist", "musician", "artist"}
+    rejects = pd.read_csv(demo / RESULTS / "benchmark/wikidata.rejects.csv")
+    assert "no_candidate_pair" in set(rejects["reason"])  # Uppsala: Uppland is no candidate word
+
+
+def test_every_model_kind_is_scored(demo):
+    scores = pd.concat(
+        pd.read_parquet(demo / RESULTS / f"scores/{m}.parquet")
+        for m in ["tiny-demo-bert", "tiny-demo-bert-small", "tiny-demo-gpt"]
+    )
+    modes = scores.groupby("model")["mode"].agg(set).to_dict()
+    assert modes["tiny-demo-bert"] == {"mask", "embedding"}
+    assert modes["tiny-demo-gpt"] == {"next_token", "sentence", "embedding"}
+    gpt = scores[(scores["model"] == "tiny-demo-gpt") & (scores["measure"] == "specificity")]
+    vp = gpt[(gpt["method"] == "VP") & (gpt["mode"] == "next_token")].set_index("sub_uri")["fine_score"]
+    cp = gpt[(gpt["method"] == "CP") & (gpt["mode"] == "next_token")].set_index("sub_uri")["fine_score"]
+    pd.testing.assert_series_equal(vp.sort_index(), cp.sort_index(), check_names=False)  # left to right CP = VP
+    vp_s = gpt[(gpt["method"] == "VP") & (gpt["mode"] == "sentence")].set_index("sub_uri")["fine_score"]
+    cp_s = gpt[(gpt["method"] == "CP") & (gpt["mode"] == "sentence")].set_index("sub_uri")["fine_score"]
+    assert not vp_s.sort_index().equals(cp_s.sort_index())  # the sentence mode reads the clause
+    assert scores[scores["measure"] != "relatedness"]["fine_score"].notna().all()
+    assert "embed: 100%" in (demo / "logs/stest/probe/tiny-demo-gpt.log").read_text()
+
+
+def test_every_stest_table_and_figure(demo):
+    pr = pd.read_csv(demo / RESULTS / "tables/p_r.csv")
+    assert set(pr["measure"]) == {"specificity", "naturalness", "relatedness"}
+    assert pr["p_r"].between(0, 100).all()
+    for name in ["table1", "table2", "table3", "table5", "table6", "compat"]:
+        for fmt in ["md", "csv", "tex"]:
+            assert (demo / RESULTS / f"tables/{name}.{fmt}").stat().st_size > 100, (name, fmt)
+    table2 = (demo / RESULTS / "tables/table2.md").read_text()
+    assert "| tiny-demo-gpt (sentence) |" in table2 and "GPT-2 (paper only)" in table2
+    assert "Human Bound (paper)" in table2 and "– (97.0)" in table2
+    table5 = pd.read_csv(demo / RESULTS / "tables/table5.csv")
+    paper_only = table5[table5["model"] == "RoBERTa-Large (paper only)"].set_index(["method", "relation"])
+    assert paper_only.loc[("CP", "birthplace (P19)"), "paper"] == 89.0
+    table1 = pd.read_csv(demo / RESULTS / "tables/table1.csv")
+    assert table1.set_index("relation").loc["part-of (P361)", "paper_pairs"] == 628
+    for stem in ["specificity", "naturalness_specificity"]:
+        png = demo / RESULTS / f"figures/{stem}.png"
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+        assert (demo / RESULTS / f"figures/{stem}.svg").stat().st_size > 10_000
+
+
+def test_a_config_without_the_paths_properties_is_refused(tmp_path):
+    project = copy_project(tmp_path)
+    config = (project / "resources/demo/config.yaml").read_text()
+    config = config.replace(", P106, P131, P279, P361]", "]")
+    (project / "resources/demo/config.yaml").write_text(config)
+    result = snakemake(project, "-n", "--configfile", "resources/demo/config.yaml", check=False)
+    assert result.returncode != 0
+    assert "wikidata.properties: S-TEST's paths need P106, P131, P279, P361" in result.stdout + result.stderr

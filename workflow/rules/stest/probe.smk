@@ -1,0 +1,26 @@
+# S-TEST's probe: every query (VP, FP, CP; specificity and naturalness) and relatedness, one job
+# per model on a GPU (or the CPU where none is visible).
+
+
+rule stest_probe:
+    input:
+        triples=stest_triples(),
+        candidates=rules.stest_candidate_ids.output[0],
+        model=model_input,
+        code=code("stest_probe"),
+    output:
+        STEST_SCORES,
+    log:
+        "logs/stest/probe/{model}.log",
+    conda:
+        "../../../envs/probe.yaml"
+    threads: config["scoring"]["threads"]
+    resources:
+        gpu=1,
+    params:
+        kind=lambda wildcards: config["models"][wildcards.model]["kind"],
+        relations=settings(STEST["relations"]),
+        few_shot=settings(STEST["few_shot"]),
+        scoring=scoring_settings(),
+    script:
+        "../../scripts/stest_probe.py"

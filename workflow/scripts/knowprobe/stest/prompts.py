@@ -1,0 +1,103 @@
+"""S-TEST's prompts, as queries that every kind of model reads its own way.
+
+A query is text in which ``[Y]`` marks the object slots — the first is the one scored; the
+cascade prompt's second holds the coarser object — and ``[X]`` a masked subject (naturalness).
+Masked LMs put their mask token in every slot; causal LMs read the text before the first ``[Y]``
+(see :mod:`knowprobe.stest.probe`).
+
+- VP (vanilla): the relation's template (Table 1), "[X] was born in [Y]."
+- FP (few-shot): ``k`` other subjects of the same relation with their fine objects, each the
+  template filled in without its final period, joined by ", " before the question, as the
+  paper's example and the authors' code do: "Melbourne is located in Victoria, Guangzhou is
+  located in Guangdong, Toronto is located in [Y]."
+- CP (cascade): the template with a which-clause (Table 4): "[X] was born in [Y], which is
+  located in [Y]."
+- Naturalness: the same with the subject masked, "[X] was born in [Y]." read as
+  "[MASK] was born in [MASK]."
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..io import KnowprobeError
+from ..prompts import OBJECT, SUBJECT
+
+METHODS = ["VP", "FP", "CP"]
+MEASURES = ["specificity", "naturalness"]
+
+
+def cascade_template(template: str, clause: str) -> str:
+    """The template with a which-clause before its final period:
+    ("[X] is part of [Y].", "which is part of [Y]") -> "[X] is part of [Y], which is part of [Y]."."""
+    body = template.rstrip()
+    if not body.endswith(".") or body.count(OBJECT) != 1 or body.count(SUBJECT) != 1:
+        raise KnowprobeError(f"S-TEST template {template!r}: needs one [X], one [Y] and a final period")
+    if clause.count(OBJECT) != 1 or SUBJECT in clause:
+        raise KnowprobeError(f"S-TEST cascade clause {clause!r}: needs one [Y] and no [X]")
+    return body[:-1].rstrip() + ", " + clause.strip() + "."
+
+
+def filled(template: str, subject: str, obj: str) -> str:
+    return template.replace(SUBJECT, subject).replace(OBJECT, obj)
+
+
+def demonstrations(relations: pd.Series, k: int, seed: int) -> list[np.ndarray]:
+    """For each row, ``k`` other rows of the same relation (positions into ``relations``), drawn
+    with the seed; never the row itself. A relation with k or fewer rows gives all the others."""
+    out: list[np.ndarray] = [np.empty(0, dtype=np.int64)] * len(relations)
+    values = relations.to_numpy()
+    for number, relation in enumerate(sorted(set(values))):
+        rows = np.flatnonzero(values == relation)
+        rng = np.random.default_rng([seed, number])
+        for i, row in enumerate(rows):
+            others = np.delete(rows, i)
+            out[row] = others if len(others) <= k else rng.choice(others, size=k, replace=False)
+    return out
+
+
+def queries(triples: pd.DataFrame, relations: dict, k: int, seed: int) -> pd.DataFrame:
+    """Every (triple, measure, method) query: ``row`` (position in ``triples``), ``measure``,
+    ``method``, ``query``."""
+    triples = triples.reset_index(drop=True)
+    shots = demonstrations(triples["relation"], k, seed)
+    rows = []
+    for row, triple in enumerate(triples.itertuples(index=False)):
+        spec = relations[triple.relation]
+        template = spec["template"]
+        cascade = cascade_template(template, spec["cascade"])
+        context = "".join(
+            filled(template, triples.at[j, "sub_label"], triples.at[j, "fine_label"]).rstrip()[:-1] + ", "
+            for j in shots[row]
+        )
+        for measure in MEASURES:
+            subject = SUBJECT if measure == "naturalness" else triple.sub_label
+            for method, text in (
+                ("VP", template.replace(SUBJECT, subject)),
+                ("FP", context + template.replace(SUBJECT, subject)),
+                ("CP", cascade.replace(SUBJECT, subject)),
+            ):
+                rows.append({"row": row, "measure": measure, "method": method, "query": text})
+    return pd.DataFrame(rows, columns=["row", "measure", "method", "query"])
+
+
+def masked_form(query: str, mask: str) -> tuple[str, int, int]:
+    """The query for a masked LM: every slot a mask; the number of masks and which is scored."""
+    first = query.index(OBJECT)
+    masks = query.count(OBJECT) + query.count(SUBJECT)
+    slot = query[:first].count(SUBJECT)
+    return query.replace(SUBJECT, mask).replace(OBJECT, mask), masks, slot
+
+
+def causal_prefix(query: str, subject_token: str) -> str:
+    """What a causal LM reads before the scored slot (a masked subject is the model's unknown
+    token, as LAMA's GPT-2 connector masks)."""
+    return query[: query.index(OBJECT)].rstrip().replace(SUBJECT, subject_token)
+
+
+def causal_continuation(query: str, first: str, second: str, subject_token: str) -> str:
+    """The rest of the sentence from the scored slot on, with ``first`` in it and ``second`` in
+    the cascade's slot: the sentence mode compares whole sentences, clause included."""
+    rest = query[query.index(OBJECT) :].replace(SUBJECT, subject_token)
+    return rest.replace(OBJECT, first, 1).replace(OBJECT, second, 1)

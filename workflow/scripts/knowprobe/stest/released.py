@@ -1,0 +1,118 @@
+"""The authors' released benchmark (github.com/jeffhj/S-TEST, ``data/S-TEST/``): one JSON line per
+subject with ``sub_uri, sub_label, obj_uri, obj_label, obj_value, obj2_uri, obj2_label,
+obj2_value, predicate_id``, where ``obj`` is the fine object, ``obj2`` the coarse one and the
+values their mean distances. The part-of file is named ``P361-cp.jsonl`` in the release.
+
+A line that is not such a record is counted by reason and left out, never a crash.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+
+from ..io import KnowprobeError
+from .builder import TRIPLE_COLUMNS
+
+log = logging.getLogger(__name__)
+
+FIELDS = {
+    "sub_uri": str,
+    "sub_label": str,
+    "obj_uri": str,
+    "obj_label": str,
+    "obj_value": (int, float),
+    "obj2_uri": str,
+    "obj2_label": str,
+    "obj2_value": (int, float),
+}
+REJECT_REASONS = {
+    "invalid_json": "the line is not a JSON object",
+    "missing_field": "a field of the release is missing",
+    "bad_type": "a field has the wrong type (or an empty label)",
+    "wrong_relation": "predicate_id is not the file's relation",
+}
+
+
+def relation_file(directory: str | Path, relation: str) -> Path:
+    """``RELATION.jsonl``, or ``RELATION-cp.jsonl`` as the release names the part-of file."""
+    directory = Path(directory)
+    for name in (f"{relation}.jsonl", f"{relation}-cp.jsonl"):
+        if (directory / name).is_file():
+            return directory / name
+    raise KnowprobeError(f"{directory}: no {relation}.jsonl (nor {relation}-cp.jsonl) among the released files")
+
+
+def read_relation(path: str | Path, relation: str) -> tuple[pd.DataFrame, Counter]:
+    """The triples of one released file and the count of lines left out, by reason."""
+    rows, rejects = [], Counter()
+    with Path(path).open(encoding="utf-8", errors="replace") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                record = None
+            if not isinstance(record, dict):
+                rejects["invalid_json"] += 1
+                log.warning("%s:%d: not a JSON object; left out", path, number)
+                continue
+            missing = [key for key in FIELDS if key not in record]
+            if missing:
+                rejects["missing_field"] += 1
+                log.warning("%s:%d: no %r; left out", path, number, missing[0])
+                continue
+            bad = [
+                key
+                for key, kind in FIELDS.items()
+                if not isinstance(record[key], kind)
+                or isinstance(record[key], bool)
+                or (kind is str and not record[key].strip())
+            ]
+            if bad:
+                rejects["bad_type"] += 1
+                log.warning("%s:%d: %r is %r; left out", path, number, bad[0], record[bad[0]])
+                continue
+            if record.get("predicate_id", relation) != relation:
+                rejects["wrong_relation"] += 1
+                log.warning(
+                    "%s:%d: predicate_id %r in the file of %s; left out", path, number, record["predicate_id"], relation
+                )
+                continue
+            rows.append(
+                {
+                    "relation": relation,
+                    "sub_uri": record["sub_uri"],
+                    "sub_label": record["sub_label"],
+                    "fine_uri": record["obj_uri"],
+                    "fine_label": record["obj_label"],
+                    "fine_distance": float(record["obj_value"]),
+                    "coarse_uri": record["obj2_uri"],
+                    "coarse_label": record["obj2_label"],
+                    "coarse_distance": float(record["obj2_value"]),
+                    "origin": "released",
+                }
+            )
+    return pd.DataFrame(rows, columns=TRIPLE_COLUMNS), rejects
+
+
+def read_release(directory: str | Path, relations: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Every relation's released triples, and a table ``relation, reason, description, n`` of
+    the lines left out."""
+    frames, counts = [], []
+    for relation in relations:
+        path = relation_file(directory, relation)
+        frame, rejects = read_relation(path, relation)
+        log.info("%s: %d triples from %s (%d lines left out)", relation, len(frame), path, sum(rejects.values()))
+        frames.append(frame)
+        counts += [
+            {"relation": relation, "reason": r, "description": REJECT_REASONS[r], "n": n}
+            for r, n in sorted(rejects.items())
+        ]
+    rejects = pd.DataFrame(counts, columns=["relation", "reason", "description", "n"])
+    return pd.concat(frames, ignore_index=True), rejects

@@ -1,0 +1,23 @@
+"""Rule stest_probe: one model's scores of every S-TEST query and its relatedness."""
+
+import torch
+
+from knowprobe import contracts, scoring
+from knowprobe.io import rule_logging
+from knowprobe.stest import probe, prompts
+
+with rule_logging(snakemake.log[0]) as log:
+    torch.set_num_threads(snakemake.threads)
+    triples = contracts.read(snakemake.input.triples, contracts.STEST_TRIPLES)
+    candidates = contracts.read(snakemake.input.candidates, contracts.CANDIDATES)
+    few_shot = snakemake.params.few_shot
+    queries = prompts.queries(triples, snakemake.params.relations, few_shot["k"], few_shot["seed"])
+    scorer = scoring.load(
+        snakemake.input.model, snakemake.params.kind, scoring.ScoringSettings(**snakemake.params.scoring)
+    )
+    log.info("%s: %d triples, %d queries", snakemake.wildcards.model, len(triples), len(queries))
+    scores = probe.score(scorer, snakemake.wildcards.model, triples, queries, candidates)
+    left_out = int((~(scores["fine_in_vocab"] & scores["coarse_in_vocab"])).sum())
+    if left_out:
+        log.warning("%d score rows have an object that is not a candidate of this model", left_out)
+    contracts.write(scores, snakemake.output[0], contracts.STEST_SCORES)
