@@ -85,3 +85,48 @@ def test_a_config_without_the_paths_properties_is_refused(tmp_path):
     result = snakemake(project, "-n", "--configfile", "resources/demo/config.yaml", check=False)
     assert result.returncode != 0
     assert "wikidata.properties: S-TEST's paths need P106, P131, P279, P361" in result.stdout + result.stderr
+
+
+def test_the_released_files_as_the_benchmark(tmp_path):
+    """stest.source: released with a local directory in the release's layout: its lines are
+    imported (a bad one counted), and the probes read them instead of building from Wikidata."""
+    import json
+
+    import yaml
+
+    project = copy_project(tmp_path)
+    release = project / "release"
+    release.mkdir()
+    line = {
+        "sub_uri": "Q1",
+        "sub_label": "Vicchio",
+        "obj_uri": "Q2",
+        "obj_label": "Florence",
+        "obj_value": 1.0,
+        "obj2_uri": "Q3",
+        "obj2_label": "Italy",
+        "obj2_value": 2.5,
+    }
+    for relation in ["P19", "P106", "P131", "P279"]:
+        (release / f"{relation}.jsonl").write_text(json.dumps({**line, "predicate_id": relation}) + "\n")
+    (release / "P361-cp.jsonl").write_text(json.dumps({**line, "predicate_id": "P361"}) + "\n{broken\n")
+    path = project / "resources/demo/config.yaml"
+    config = yaml.safe_load(path.read_text())
+    config["stest"].update(source="released", released="release")
+    path.write_text(yaml.safe_dump(config))
+    plan = snakemake(project, "stest", "-n", "--configfile", "resources/demo/config.yaml")
+    assert "stest_import_released" in plan.stdout and "rule stest_build:" not in plan.stdout
+    snakemake(
+        project,
+        "results/stest/benchmark/released.parquet",
+        "--cores",
+        "1",
+        "--configfile",
+        "resources/demo/config.yaml",
+    )
+    triples = pd.read_parquet(project / RESULTS / "benchmark/released.parquet")
+    assert len(triples) == 5 and set(triples["origin"]) == {"released"}
+    rejects = pd.read_csv(project / RESULTS / "benchmark/released.rejects.csv")
+    assert rejects.to_dict("records") == [
+        {"relation": "P361", "reason": "invalid_json", "description": "the line is not a JSON object", "n": 1}
+    ]
