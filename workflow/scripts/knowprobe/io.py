@@ -7,6 +7,7 @@ place, so a killed job never leaves a half-written file under the name a later r
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import logging
 import os
@@ -26,16 +27,31 @@ class KnowprobeError(Exception):
     """A problem with the user's inputs or configuration, reported as one line (no traceback)."""
 
 
+def file_mode() -> int:
+    """The mode a plain ``open(path, "w")`` gives a new file: 0o666 less the process's umask."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
-    """Yield a temporary path in the destination's directory; rename it to ``path`` on success."""
+    """Yield a temporary path in the destination's directory; rename it to ``path`` on success.
+
+    Temporary files that a killed job left beside ``path`` are removed first, and the file gets
+    the mode a normal write would give it (``mkstemp`` creates it readable by its owner only, so
+    a group sharing the results could not read them)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    for stale in path.parent.glob(f".{glob.escape(path.name)}.*.part"):
+        stale.unlink(missing_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
     os.close(fd)
     tmp = Path(tmp)
     try:
         yield tmp
+        if tmp.exists():
+            os.chmod(tmp, file_mode())
         os.replace(tmp, path)
     finally:
         if tmp.exists():

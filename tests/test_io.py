@@ -1,0 +1,40 @@
+"""The shared file helpers: atomic writes with the modes a plain write gives, and no leftovers."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from knowprobe.io import atomic_path, write_text
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o002, 0o077])
+def test_atomic_writes_get_the_mode_a_plain_write_would(tmp_path, umask):
+    old = os.umask(umask)
+    try:
+        write_text("x\n", tmp_path / "table.md")
+        with open(tmp_path / "plain.md", "w") as handle:
+            handle.write("x\n")
+    finally:
+        os.umask(old)
+    mode = stat.S_IMODE((tmp_path / "table.md").stat().st_mode)
+    assert mode == stat.S_IMODE((tmp_path / "plain.md").stat().st_mode) == 0o666 & ~umask
+
+
+def test_leftovers_of_a_killed_write_are_removed_by_the_next(tmp_path):
+    stale = tmp_path / ".table.md.abc123.part"
+    stale.write_text("half")
+    other = tmp_path / ".other.md.abc123.part"  # another output's: not ours to remove
+    other.write_text("half")
+    write_text("done\n", tmp_path / "table.md")
+    assert not stale.exists() and other.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".other.md.abc123.part", "table.md"]
+
+
+def test_a_failed_write_leaves_nothing(tmp_path):
+    with pytest.raises(RuntimeError), atomic_path(tmp_path / "table.md") as tmp:
+        tmp.write_text("half")
+        raise RuntimeError("killed")
+    assert list(tmp_path.iterdir()) == []
