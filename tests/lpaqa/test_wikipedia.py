@@ -257,6 +257,17 @@ def test_bad_index_and_corrupt_stream_are_named(tmp_path):
         list(wp.iter_xml_pieces(dump, [(0, dump.stat().st_size)]))
 
 
+def test_an_index_of_another_dump_is_named_with_the_dump(tmp_path):
+    dump = tmp_path / "dump.xml.bz2"
+    dump.write_bytes(bz2.compress(b"<page></page>" * 50))
+    index = tmp_path / "index.txt"
+    index.write_text(f"0:1:A\n{dump.stat().st_size + 500}:2:B\n")
+    with pytest.raises(KnowprobeError, match=r"index.txt does not match .*dump.xml.bz2: it places a stream at byte"):
+        wp.stream_ranges(index, dump, 2)
+    index.write_text("0:1:A\n")
+    assert wp.stream_ranges(index, dump, 1) == [[(0, dump.stat().st_size)]]
+
+
 def test_real_wikipedia_export_sample(tmp_path):
     dump = require_shared("dumps", "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2")
     counts = wp.extract_chunk(dump, None, tmp_path / "s.parquet", tmp_path / "r.parquet")
@@ -293,7 +304,7 @@ def test_benchmark_dump_has_the_density_of_real_articles(tmp_path):
 
     from knowprobe.lpaqa import distant
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
     import synthetic_wikipedia
 
     real = require_shared("dumps", "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2")

@@ -10,9 +10,8 @@ with rule_logging(snakemake.log[0]) as log:
     size = Path(snakemake.input.dump).stat().st_size
     chunks = snakemake.params.chunks
     if snakemake.input.index:
-        offsets = wikipedia.read_stream_offsets(snakemake.input.index)
-        ranges = [wikipedia.chunk_streams(offsets, size, chunk, chunks) for chunk in range(chunks)]
-        log.info("%d streams in %d chunks", len(offsets), chunks)
+        ranges = wikipedia.stream_ranges(snakemake.input.index, snakemake.input.dump, chunks)
+        log.info("%d streams in %d chunks", sum(map(len, ranges)), chunks)
     else:
         ranges = [None]  # no index: the whole dump is one chunk (wikipedia.chunks is 1, checked before the run)
         log.info("no multistream index: one chunk")

@@ -169,6 +169,19 @@ def read_stream_offsets(index: str | Path) -> list[int]:
     return sorted(offsets)
 
 
+def stream_ranges(index: str | Path, dump: str | Path, chunks: int) -> list[list[tuple[int, int]]]:
+    """Each chunk's byte ranges of whole streams, from the dump's multistream index; an index
+    that places a stream past the dump's end belongs to another dump, and says so."""
+    offsets = read_stream_offsets(index)
+    size = Path(dump).stat().st_size
+    if offsets and offsets[-1] >= size:
+        raise KnowprobeError(
+            f"{index} does not match {dump}: it places a stream at byte {offsets[-1]:,}, past the dump's "
+            f"end ({size:,} bytes); give the index published with this dump"
+        )
+    return [chunk_streams(offsets, size, chunk, chunks) for chunk in range(chunks)]
+
+
 def chunk_streams(offsets: list[int], size: int, chunk: int, chunks: int) -> list[tuple[int, int]]:
     """Byte ranges of the streams of one chunk: streams are split evenly by count."""
     bounds = offsets + [size]
@@ -205,7 +218,10 @@ def iter_xml_pieces(
                 with _bunzip2(io.BytesIO(handle.read(end - start))) as stream:
                     data = stream.read()
             except Exception as error:  # rapidgzip raises plain exceptions (RuntimeError, ValueError)
-                raise KnowprobeError(f"{dump}: corrupt bzip2 stream at byte {start} ({error})") from None
+                raise KnowprobeError(
+                    f"{dump}: corrupt bzip2 stream at byte {start} ({error}); "
+                    "if the dump is whole, its multistream index does not match it"
+                ) from None
             yield end - start, len(data), data
 
 
