@@ -274,3 +274,43 @@ def test_real_full_entity_q42():
         ["Douglas Noël Adams", "Douglas Noel Adams", "Douglas N. Adams"],
         "en",
     )
+
+
+def test_malformed_lines_are_counted_rejects_never_a_chunk_failure(tmp_path):
+    """Issue 17 items 1-2: invalid UTF-8, nesting past the decoder's depth, a missing or empty id,
+    claims as a non-empty list, one-character garbage: each counted by kind; the good lines around
+    them kept."""
+    good = [
+        line(id=f"Q{i}", labels={"en": {"value": f"Item {i}"}}, claims={"P31": [claim("P31", {"id": "Q5"})]})
+        for i in range(1, 6)
+    ]
+    bad = {
+        "invalid_json": [
+            b'{"type": "item", "id": "Q90", "labels": {"en": {"value": "Caf\xe9"}}},\n',  # invalid UTF-8
+            b'{"type": "item", "id": "Q91", "x": ' + b"[" * 5000 + b"]" * 5000 + b"},\n",  # too deep
+            b"x,\n",  # one-character garbage
+            b'{"type": "item", "id": "Q92", "labels": {"en": ,\n',  # cut short
+        ],
+        "no_id": [line(id="", labels={"en": {"value": "Nameless"}}), json.dumps({"labels": {}}).encode() + b",\n"],
+        "claims_not_object": [line(id="Q93", labels={"en": {"value": "Listed"}}, claims=[claim("P31", {"id": "Q5"})])],
+    }
+    lines = [b"[\n"]
+    for i, good_line in enumerate(good):
+        lines.append(good_line)
+        lines += [b for kind in bad.values() for b in kind][i::5]
+    lines.append(b"]\n")
+    dump = tmp_path / "dump.json"
+    dump.write_bytes(b"".join(lines))
+    rejects = wikidata.parse_chunk(
+        dump, None, dump.stat().st_size, 0, 1, ["P31"], tmp_path / "e.parquet", tmp_path / "c.parquet"
+    )
+    counts = dict(zip(rejects["kind"], rejects["count"]))
+    assert counts == {kind: len(lines_) for kind, lines_ in bad.items()}
+    assert (
+        "UnicodeDecodeError" in rejects.set_index("kind").loc["invalid_json", "example"]
+        or "RecursionError" in (rejects.set_index("kind").loc["invalid_json", "example"])
+    )
+    entities = pq.read_table(tmp_path / "e.parquet").to_pandas()
+    claims = pq.read_table(tmp_path / "c.parquet").to_pandas()
+    assert set(entities["qid"]) == {"Q1", "Q2", "Q3", "Q4", "Q5", "Q93"}  # Q93's label kept, its claims not
+    assert set(claims["subject"]) == {"Q1", "Q2", "Q3", "Q4", "Q5"} and "" not in set(entities["qid"])

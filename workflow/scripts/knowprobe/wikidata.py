@@ -42,6 +42,8 @@ REJECT_KINDS = {
     "imprecise_date": "date value less precise than a year, or before year 1",
     "no_value": "claim has 'somevalue' or 'novalue' instead of a value",
     "deprecated": "claim has deprecated rank",
+    "no_id": "entity has no id, or an empty one (nothing of it kept)",
+    "claims_not_object": "entity's claims are a non-empty list instead of an object (its claims not kept)",
 }
 LABEL_LANGUAGES = ("en", "mul")  # English first; since 2024 many names exist only as 'mul'
 
@@ -168,6 +170,8 @@ def entity_bytes(line: bytes) -> memoryview:
 def parse_entity(line: bytes | memoryview, properties: frozenset[str]) -> ParsedEntity:
     """Parse one entity (a dump line's JSON object). Raises msgspec.DecodeError on bad JSON."""
     entity = entity_decoder(properties).decode(line)
+    if not entity.id.strip():
+        return ParsedEntity("", None, None, [], None, None, [], ["no_id"])
     rejects: list[str] = []
     label = label_lang = None
     if not isinstance(entity.labels, list):
@@ -189,6 +193,8 @@ def parse_entity(line: bytes | memoryview, properties: frozenset[str]) -> Parsed
     if not isinstance(entity.sitelinks, list) and entity.sitelinks.enwiki is not None:
         enwiki = entity.sitelinks.enwiki.title
     claims: list[tuple[str, str, str]] = []
+    if isinstance(entity.claims, list) and entity.claims:
+        rejects.append("claims_not_object")  # Wikibase writes an empty map as [], never a full list
     if not isinstance(entity.claims, list):
         for prop in entity.claims.__struct_fields__:
             for statement in getattr(entity.claims, prop):
@@ -329,17 +335,23 @@ def parse_chunk(
                     bar.update(offset - done)
                     done = offset
                 view = entity_bytes(line)
-                if len(view) <= 1:  # "[", "]" or a blank line
+                if not view or bytes(view) in (b"[", b"]"):  # the array's brackets, a blank line
                     continue
                 try:
                     parsed = parse_entity(view, wanted)
-                except (msgspec.DecodeError, msgspec.ValidationError) as error:
+                except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, RecursionError) as error:
+                    # a bad line (bad JSON, invalid UTF-8, nesting past the decoder's depth) is
+                    # counted and skipped; only a broken archive stops the chunk
                     counts["invalid_json"] += 1
-                    examples.setdefault("invalid_json", f"uncompressed offset {offset}: {error}")
+                    examples.setdefault(
+                        "invalid_json", f"uncompressed offset {offset}: {type(error).__name__}: {error}"
+                    )
                     continue
                 for kind in parsed.rejects:
                     counts[kind] += 1
-                    examples.setdefault(kind, parsed.qid)
+                    examples.setdefault(kind, parsed.qid or f"uncompressed offset {offset}")
+                if not parsed.qid:
+                    continue
                 if parsed.label is not None:
                     entities.extend(
                         (parsed.qid,),
