@@ -314,3 +314,38 @@ def test_malformed_lines_are_counted_rejects_never_a_chunk_failure(tmp_path):
     claims = pq.read_table(tmp_path / "c.parquet").to_pandas()
     assert set(entities["qid"]) == {"Q1", "Q2", "Q3", "Q4", "Q5", "Q93"}  # Q93's label kept, its claims not
     assert set(claims["subject"]) == {"Q1", "Q2", "Q3", "Q4", "Q5"} and "" not in set(entities["qid"])
+
+
+def test_an_entity_listed_twice_is_kept_once_and_counted(tmp_path):
+    """Issue 17 item 3: a repeated entity line crashed T-REx-train; the gather step keeps the
+    first, counts the rest, and drops the repeated claims."""
+    entity = line(id="Q7", labels={"en": {"value": "Seven"}}, claims={"P31": [claim("P31", {"id": "Q5"})]})
+    others = [
+        line(id=f"Q{i}", labels={"en": {"value": f"Item {i}"}}, claims={"P31": [claim("P31", {"id": "Q5"})]})
+        for i in (1, 2)
+    ]
+    parts = []
+    for chunk, body in enumerate([[others[0], entity], [entity, others[1]]]):
+        dump = tmp_path / f"dump{chunk}.json"
+        dump.write_bytes(b"[\n" + b"".join(body) + b"]\n")
+        wikidata.parse_chunk(
+            dump,
+            None,
+            dump.stat().st_size,
+            0,
+            1,
+            ["P31"],
+            tmp_path / f"e{chunk}.parquet",
+            tmp_path / f"c{chunk}.parquet",
+        )
+        parts.append(chunk)
+    entities, claims, dropped = wikidata.gather(
+        [tmp_path / f"e{c}.parquet" for c in parts],
+        [tmp_path / f"c{c}.parquet" for c in parts],
+        tmp_path / "entities.parquet",
+        tmp_path / "claims.parquet",
+    )
+    assert (entities, claims) == (3, 3) and dropped == {"duplicate_entity": 1, "duplicate_claim": 1}
+    table = contracts.read(tmp_path / "entities.parquet", contracts.ENTITIES)
+    assert table["qid"].is_unique and sorted(table["qid"]) == ["Q1", "Q2", "Q7"]
+    assert len(contracts.read(tmp_path / "claims.parquet", contracts.CLAIMS).drop_duplicates()) == 3

@@ -44,6 +44,8 @@ REJECT_KINDS = {
     "deprecated": "claim has deprecated rank",
     "no_id": "entity has no id, or an empty one (nothing of it kept)",
     "claims_not_object": "entity's claims are a non-empty list instead of an object (its claims not kept)",
+    "duplicate_entity": "entity listed again (a repeated line): the first kept (counted when gathering)",
+    "duplicate_claim": "claim of a repeated entity stated again: one kept (counted when gathering)",
 }
 LABEL_LANGUAGES = ("en", "mul")  # English first; since 2024 many names exist only as 'mul'
 
@@ -394,3 +396,72 @@ def parse_chunk(
         ],
         columns=["chunk", "kind", "description", "count", "example"],
     )
+
+
+def gather(
+    entity_parts: list, claim_parts: list, entities_out: str | Path, claims_out: str | Path
+) -> tuple[int, int, dict[str, int]]:
+    """Concatenate the chunks' parts into one entities and one claims table, part by part (bounded
+    memory), keeping the first of entities listed twice (a mirrored or repeated line) and one of
+    each claim row of such an entity: returns the rows written and the counts of what was dropped
+    (``duplicate_entity``, ``duplicate_claim``). Tables downstream may then take qids as unique."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from .contracts import check
+
+    for part in [*entity_parts, *claim_parts]:
+        check(part, ENTITIES if part in entity_parts else CLAIMS)
+    # ids as integers: a hundred million of them take 800 MB, their strings ten times that
+    numbers = np.concatenate(
+        [
+            np.asarray(pc.cast(pc.utf8_slice_codeunits(pq.read_table(p, columns=["qid"])["qid"], 1), pa.int64()))
+            for p in entity_parts
+        ]
+        or [np.empty(0, dtype=np.int64)]
+    )
+    ordered = np.sort(numbers)
+    repeated = set(ordered[1:][ordered[1:] == ordered[:-1]].tolist())
+    dropped = {"duplicate_entity": 0, "duplicate_claim": 0}
+    seen_entities: set[int] = set()
+    seen_claims: set[tuple] = set()
+
+    def write(parts, out, contract, keep):
+        rows = 0
+        with atomic_path(out) as tmp:
+            with pq.ParquetWriter(tmp, contract.arrow_schema(), compression="zstd") as writer:
+                for part in parts:
+                    for batch in pq.ParquetFile(part).iter_batches():
+                        if repeated:
+                            batch = batch.filter(pa.array(keep(batch), type=pa.bool_()))
+                        writer.write_batch(batch)
+                        rows += batch.num_rows
+        return rows
+
+    def keep_entity(batch):
+        flags = []
+        for qid in batch.column("qid").to_pylist():
+            number = int(qid[1:])
+            first = number not in repeated or number not in seen_entities
+            if number in repeated:
+                seen_entities.add(number)
+            dropped["duplicate_entity"] += not first
+            flags.append(first)
+        return flags
+
+    def keep_claim(batch):
+        flags = []
+        for row in zip(*(batch.column(name).to_pylist() for name in ("subject", "property", "object", "rank"))):
+            of_repeated = int(row[0][1:]) in repeated
+            first = not of_repeated or row not in seen_claims
+            if of_repeated:
+                seen_claims.add(row)
+            dropped["duplicate_claim"] += not first
+            flags.append(first)
+        return flags
+
+    entities = write(entity_parts, entities_out, ENTITIES, keep_entity)
+    claims = write(claim_parts, claims_out, CLAIMS, keep_claim)
+    return entities, claims, dropped

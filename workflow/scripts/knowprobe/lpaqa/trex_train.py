@@ -49,7 +49,10 @@ def build(
     seed: int = _DEFAULTS["seed"],
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """T-REx-train facts (the ``facts`` contract) and per-relation drop counts (``relation, reason, n``)."""
-    labels = entities.set_index("qid")["label"]
+    repeated = entities["qid"].duplicated()
+    if repeated.any():  # the Wikidata stage's gather keeps one of each; a table from elsewhere may not
+        log.warning("%d entities listed more than once: the first of each is used", int(repeated.sum()))
+    labels = entities[~repeated].set_index("qid")["label"]
     # a date claim's object is its year, its own label
     years = claims["object"].drop_duplicates()
     years = years[years.str.fullmatch(r"[0-9]+")]
