@@ -1,6 +1,7 @@
 import bz2
 import gzip
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -349,3 +350,20 @@ def test_an_entity_listed_twice_is_kept_once_and_counted(tmp_path):
     table = contracts.read(tmp_path / "entities.parquet", contracts.ENTITIES)
     assert table["qid"].is_unique and sorted(table["qid"]) == ["Q1", "Q2", "Q7"]
     assert len(contracts.read(tmp_path / "claims.parquet", contracts.CLAIMS).drop_duplicates()) == 3
+
+
+@pytest.mark.parametrize("share", [0.1, 0.5, 0.9, 0.99, 0.9999])
+@pytest.mark.parametrize("suffix", ["json.gz", "json"])
+def test_a_dump_cut_anywhere_is_one_line_naming_where_it_ends(tmp_path, share, suffix):
+    """Issue 17 item 4: a cut .gz gave a traceback from the index pass (rapidgzip's "All window
+    sizes must be at least 32 KiB") or hid the cut; now it is one line from the index pass."""
+    data = (ROOT / "resources/demo/wikidata-demo-all.json.gz").read_bytes()
+    if suffix == "json":
+        data = gzip.decompress(data)
+    cut = tmp_path / f"cut.{suffix}"
+    cut.write_bytes(data[: int(len(data) * share)])
+    with pytest.raises(KnowprobeError) as error:
+        wikidata.build_index(cut, tmp_path / "index")
+    message = str(error.value)
+    assert message.startswith(f"{cut}: ") and "\n" not in message
+    assert re.search(r"(ends at|near) (uncompressed|compressed) byte [\d,]+", message), message

@@ -258,6 +258,8 @@ def build_index(path: str | Path, index_out: str | Path, threads: int = 1) -> di
     info = {"dump": str(path), "compression": compression(path), "compressed_bytes": path.stat().st_size}
     if info["compression"] == "none":
         info["uncompressed_bytes"] = path.stat().st_size
+        with path.open("rb") as handle:
+            check_complete(path, handle, info["uncompressed_bytes"], info["uncompressed_bytes"])
         Path(index_out).write_bytes(b"")
         return info
     import rapidgzip
@@ -278,9 +280,27 @@ def build_index(path: str | Path, index_out: str | Path, threads: int = 1) -> di
                 f"{handle.tell_compressed() // 8} (uncompressed {handle.tell()}): {error}"
             ) from None
         info["uncompressed_bytes"] = handle.tell()
-        with atomic_path(index_out) as tmp:
-            handle.export_index(str(tmp))
+        check_complete(path, handle, info["uncompressed_bytes"], handle.tell_compressed() // 8)
+        try:
+            with atomic_path(index_out) as tmp:
+                handle.export_index(str(tmp))
+        except Exception as error:  # rapidgzip cannot index data that stops inside a block
+            raise KnowprobeError(
+                f"{path}: truncated archive: the data ends at compressed byte {handle.tell_compressed() // 8:,} "
+                f"(uncompressed {info['uncompressed_bytes']:,}) inside a block ({error}); download it again"
+            ) from None
     return info
+
+
+def check_complete(path: Path, handle, size: int, compressed_end: int) -> None:
+    """A dump is a JSON array, one entity a line: its last line is "]". One that ends elsewhere was
+    cut short (a decompressor may hand out what it has of a truncated archive without complaint)."""
+    handle.seek(max(0, size - 64))
+    if not (b"\n" + handle.read()).rstrip().endswith(b"\n]"):
+        raise KnowprobeError(
+            f"{path}: truncated: the data ends at uncompressed byte {size:,} (compressed byte {compressed_end:,}) "
+            "inside an entity, not with the dump's closing ']'; download it again"
+        )
 
 
 def chunk_range(size: int, chunk: int, chunks: int) -> tuple[int, int]:
