@@ -105,6 +105,7 @@ def test_demo_builds_trex_train_from_its_wikidata_dump(demo):
 def test_demo_mines_prompts_from_its_wikipedia_dump_and_probes_them(demo):
     counts = pd.read_csv(demo / RESULTS / "mining/extract_counts.csv").groupby("what")["count"].sum()
     assert counts["articles"] == 97 and counts["redirects"] == 25 and counts["other_namespace"] == 1
+    assert counts["rejected_pages"] == 0 and pd.read_csv(demo / RESULTS / "mining/wikipedia_rejects.csv").empty
     matches = read(demo, "mining/matches.parquet")
     assert {"link", "label"} <= set(matches["obj_how"]) | set(matches["sub_how"])
     train = read(demo, "facts/trex/train_dev.parquet")

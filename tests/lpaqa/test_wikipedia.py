@@ -232,18 +232,45 @@ def test_a_dump_without_index_is_read_in_bounded_pieces(tmp_path):
         list(wp.iter_xml_pieces(single, None, piece_bytes=20_000))
 
 
-def test_page_text_that_is_not_utf8_is_named_with_its_dump(tmp_path):
+def test_malformed_pages_are_counted_and_the_pages_around_them_kept(tmp_path):
+    """Issue 17 item 5: a page missing </page> swallowed the next article; an unclosed </text> or
+    <!-- lost a page's text silently; one page that is not UTF-8 stopped its chunk."""
+    good = [page(i, f"Good{i}", f"Article {i} is here.") for i in range(1, 8)]
+    bad = {
+        "unclosed_page": page(20, "Unclosed", "No end.").replace("</page>", ""),
+        "unclosed_text": page(21, "Textless", "Cut.").replace("</text>", ""),
+        "unclosed_comment": page(22, "Commented", "Seen. &lt;!-- never closed"),
+        "not_utf8": page(23, "Latin", "caf\x00 &amp; more"),
+        "not_utf8 ": page(24, "Latin2", "caf\x00"),
+        "no_title_ns_id": page(25, "Untitled", "x").replace("<title>Untitled</title>", ""),
+    }
+    pieces = []
+    for i, good_page in enumerate(good):
+        pieces.append(good_page)
+        if i < len(bad):
+            pieces.append(list(bad.values())[i])
     dump = tmp_path / "part.xml"
-    for latin1 in (b"caf\xe9 &amp; more", b"caf\xe9"):  # with entities (expat's way) and without
-        dump.write_bytes(
-            ("<mediawiki>\n" + page(1, "Mozart", "ok") + page(2, "Salzburg", "caf\x00"))
-            .encode()
-            .replace(b"caf\x00", latin1)
-            + b"</mediawiki>\n"
-        )
-        with pytest.raises(KnowprobeError, match=r"part.xml: page 2 \(Salzburg\): its text is not UTF-8"):
-            wp.extract_chunk(dump, None, tmp_path / "s.parquet", tmp_path / "r.parquet")
-        assert not (tmp_path / "s.parquet").exists()
+    dump.write_bytes(("<mediawiki>\n" + "".join(pieces)).encode().replace(b"caf\x00", b"caf\xe9") + b"</mediawiki>\n")
+    counts = wp.extract_chunk(
+        dump, None, tmp_path / "s.parquet", tmp_path / "r.parquet", rejects_out=tmp_path / "x.csv"
+    )
+    counts = dict(zip(counts["what"], counts["count"]))
+    assert counts["articles"] == 7 and counts["rejected_pages"] == 6
+    titles = set(pd.read_parquet(tmp_path / "s.parquet")["title"])
+    assert titles == {f"Good{i}" for i in range(1, 8)}  # none swallowed, none of the bad ones
+    rejects = pd.read_csv(tmp_path / "x.csv")
+    assert sorted(zip(rejects["page_id"], rejects["reason"])) == [
+        (20, "unclosed_page"),
+        (21, "unclosed_text"),
+        (22, "unclosed_comment"),
+        (23, "not_utf8"),
+        (24, "not_utf8"),
+        (25, "no_title_ns_id"),
+    ]
+    assert "Unclosed" in set(rejects["title"])
+    # without a rejects list, a malformed page is an error naming it
+    with pytest.raises(KnowprobeError, match=r"page 21 \(Textless\): a <text> without its </text>"):
+        list(wp.iter_pages(bad["unclosed_text"]))
 
 
 def test_bad_index_and_corrupt_stream_are_named(tmp_path):

@@ -14,5 +14,6 @@ with rule_logging(snakemake.log[0]):
         None if ranges is None else [tuple(r) for r in ranges],
         snakemake.output.sentences,
         snakemake.output.redirects,
+        rejects_out=snakemake.output.rejects,
     )
     write_csv(counts.assign(chunk=int(snakemake.wildcards.chunk)), snakemake.output.counts)

@@ -1,4 +1,5 @@
-"""Rule lpaqa_wikipedia_redirects: all redirects in one table, and the extraction counts of all chunks."""
+"""Rule lpaqa_wikipedia_redirects: all redirects in one table, and the extraction counts and the
+malformed pages (page_id, title, reason) of all chunks."""
 
 import pandas as pd
 
@@ -11,3 +12,9 @@ with rule_logging(snakemake.log[0]) as log:
     totals = counts.groupby("what")["count"].sum()
     log.info("%d redirects; %s", rows, ", ".join(f"{k} {v:,}" for k, v in totals.items()))
     write_csv(counts, snakemake.output.counts)
+    rejects = pd.concat(
+        [pd.read_csv(path).assign(chunk=chunk) for chunk, path in enumerate(snakemake.input.rejects)], ignore_index=True
+    )
+    if len(rejects):
+        log.warning("%d malformed pages skipped: %s", len(rejects), rejects["reason"].value_counts().to_dict())
+    write_csv(rejects, snakemake.output.rejects)

@@ -49,6 +49,7 @@ rule lpaqa_wikipedia_extract:
         sentences="results/lpaqa/wikipedia/parts/sentences-{chunk}.parquet",
         redirects="results/lpaqa/wikipedia/parts/redirects-{chunk}.parquet",
         counts="results/lpaqa/wikipedia/parts/counts-{chunk}.csv",
+        rejects="results/lpaqa/wikipedia/parts/rejects-{chunk}.csv",
     log:
         "logs/lpaqa/wikipedia/extract-{chunk}.log",
     conda:
@@ -61,10 +62,12 @@ rule lpaqa_wikipedia_redirects:
     input:
         redirects=expand(rules.lpaqa_wikipedia_extract.output.redirects, chunk=wikipedia_chunks()),
         counts=expand(rules.lpaqa_wikipedia_extract.output.counts, chunk=wikipedia_chunks()),
+        rejects=expand(rules.lpaqa_wikipedia_extract.output.rejects, chunk=wikipedia_chunks()),
         code=code("lpaqa_wikipedia_redirects"),
     output:
         redirects="results/lpaqa/wikipedia/redirects.parquet",
         counts="results/lpaqa/mining/extract_counts.csv",
+        rejects="results/lpaqa/mining/wikipedia_rejects.csv",
     log:
         "logs/lpaqa/wikipedia/redirects.log",
     conda:

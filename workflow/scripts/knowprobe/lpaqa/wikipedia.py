@@ -37,7 +37,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..contracts import REDIRECTS, SENTENCES, PartWriter
-from ..io import PARQUET_ROW_GROUP, KnowprobeError, progress
+from ..io import PARQUET_ROW_GROUP, KnowprobeError, progress, write_csv
 
 log = logging.getLogger(__name__)
 
@@ -69,45 +69,77 @@ def _text_element(xml: bytes, start: int, end: int) -> int:
     return -1
 
 
-def iter_pages(xml: bytes | str) -> Iterator[Page]:
+PAGE_REJECTS = {
+    "unclosed_page": "a <page> without its </page> (the pages after it are read on)",
+    "unclosed_text": "a <text> without its </text>",
+    "unclosed_comment": "an <!-- in the text without its -->, which would swallow the rest of the article",
+    "not_utf8": "the page's bytes are not UTF-8",
+    "no_title_ns_id": "a <page> without a title, namespace or id",
+}
+
+
+def iter_pages(xml: bytes | str, rejects: list | None = None) -> Iterator[Page]:
     """Pages of a piece of MediaWiki export XML (UTF-8 bytes, or text) that holds whole
     ``<page>`` elements.
 
     Elements are found with ``bytes.find`` (the text is escaped, so ``</text>`` and ``</page>``
     cannot occur inside it); the small header before ``<text`` is decoded and searched with
     regexes. The page's text is decoded as its XML escaping is undone, in one pass (the piece is
-    never decoded as a whole: that, and encoding each text again for expat, cost 1.5 ms per MB)."""
+    never decoded as a whole: that, and encoding each text again for expat, cost 1.5 ms per MB).
+
+    A malformed page (``PAGE_REJECTS``) is appended to ``rejects`` as ``(page_id, title,
+    reason)`` (-1 and "" where unknown) and skipped, the pages around it read on; without a
+    ``rejects`` list it is an error."""
     if isinstance(xml, str):
         xml = xml.encode("utf-8")
+
+    def reject(header: bytes, reason: str) -> None:
+        text = header.decode("utf-8", errors="replace")
+        title, page_id = _TITLE.search(text), _ID.search(text)
+        row = (int(page_id.group(1)) if page_id else -1, xml_unescape_lenient(title.group(1)) if title else "", reason)
+        if rejects is None:
+            raise KnowprobeError(f"page {row[0]} ({row[1]}): {PAGE_REJECTS[reason]}")
+        rejects.append(row)
+
     position = 0
     while (start := xml.find(b"<page>", position)) >= 0:
         end = xml.find(b"</page>", start)
-        if end < 0:
-            return  # an unclosed page at the end of a piece: nothing to read
+        following = xml.find(b"<page>", start + len(b"<page>"), end if end >= 0 else len(xml))
+        if end < 0 or following >= 0:  # no </page> before the next page (or the piece's end)
+            reject(xml[start : start + 2000], "unclosed_page")
+            if following < 0:
+                return
+            position = following
+            continue
         position = end + len(b"</page>")
         text_at = _text_element(xml, start, end)
+        header = xml[start + len(b"<page>") : text_at if text_at >= 0 else end]
         try:
-            head = xml[start + len(b"<page>") : text_at if text_at >= 0 else end].decode("utf-8")
-        except UnicodeDecodeError as error:
-            raise KnowprobeError(
-                f"a <page> whose header is not UTF-8 ({error.reason}) near {xml[start : start + 80]!r}"
-            ) from None
+            head = header.decode("utf-8")
+        except UnicodeDecodeError:
+            reject(header, "not_utf8")
+            continue
         title, ns, page_id = _TITLE.search(head), _NS.search(head), _ID.search(head)
         if not (title and ns and page_id):
-            raise KnowprobeError(f"a <page> without title, ns or id near {head[:80]!r}")
+            reject(header, "no_title_ns_id")
+            continue
         redirect = _REDIRECT.search(head)
         text = ""
         if text_at >= 0:
             close = xml.find(b">", text_at, end)
             if close > 0 and xml[close - 1 : close] != b"/":
                 stop = xml.find(b"</text>", close, end)
+                if stop < 0:
+                    reject(header, "unclosed_text")
+                    continue
                 try:
-                    text = xml_unescape(xml[close + 1 : stop]) if stop >= 0 else ""
-                except UnicodeDecodeError as error:
-                    raise KnowprobeError(
-                        f"page {page_id.group(1)} ({title.group(1)}): its text is not UTF-8 "
-                        f"({error.reason} at byte {error.start})"
-                    ) from None
+                    text = xml_unescape(xml[close + 1 : stop])
+                except UnicodeDecodeError:
+                    reject(header, "not_utf8")
+                    continue
+                if text.rfind("<!--") > text.rfind("-->"):
+                    reject(header, "unclosed_comment")
+                    continue
         yield Page(
             int(page_id.group(1)),
             xml_unescape(title.group(1)),
@@ -584,9 +616,12 @@ def extract_chunk(
     sentences_out: str | Path,
     redirects_out: str | Path,
     namespaces: tuple[int, ...] = (0,),
+    rejects_out: str | Path | None = None,
 ) -> pd.DataFrame:
-    """Sentences and redirects of one chunk; returns counts of what was read and skipped."""
+    """Sentences and redirects of one chunk; returns counts of what was read and skipped. Malformed
+    pages are skipped and listed (``page_id, title, reason``) in ``rejects_out``."""
     counts: Counter[str] = Counter()
+    rejected: list[tuple[int, str, str]] = []
     sentences = PartWriter(sentences_out, SENTENCES, dictionary=("title", "link_target"))
     redirects = PartWriter(redirects_out, REDIRECTS)
     ok = False
@@ -609,7 +644,7 @@ def extract_chunk(
         with progress(total=total, unit="B", unit_scale=True, desc="extract") as bar:
             for compressed, size, xml in iter_xml_pieces(dump, ranges):
                 counts["xml_bytes"] += size
-                for page in pages_of(dump, xml):
+                for page in iter_pages(xml, rejected):
                     if page.namespace not in namespaces:
                         counts["other_namespace"] += 1
                     elif page.redirect is not None:
@@ -628,16 +663,14 @@ def extract_chunk(
             gc.enable()
         sentences.close(ok)
         redirects.close(ok)
+    counts["rejected_pages"] = len(rejected)
+    if rejected:
+        by_reason = Counter(reason for _, _, reason in rejected)
+        log.warning("%s: %d malformed pages skipped (%s)", dump, len(rejected), dict(by_reason))
+    if rejects_out is not None:
+        write_csv(pd.DataFrame(rejected, columns=["page_id", "title", "reason"]), rejects_out)
     log.info("%s", ", ".join(f"{k} {v:,}" for k, v in counts.items()))
     return pd.DataFrame([{"what": k, "count": v} for k, v in counts.items()])
-
-
-def pages_of(dump: str | Path, xml: bytes) -> Iterator[Page]:
-    """``iter_pages`` with the dump named in its errors."""
-    try:
-        yield from iter_pages(xml)
-    except KnowprobeError as error:
-        raise KnowprobeError(f"{dump}: {error}") from None
 
 
 def read_redirects(paths: list[str | Path]) -> dict[str, str]:
