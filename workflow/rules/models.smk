@@ -29,11 +29,10 @@ rule train_demo_model:
         "logs/train_demo_model/{model}.log",
     conda:
         "../../envs/probe.yaml"
-    threads: lambda wildcards: config["models"][wildcards.model]["train"]["threads"]
+    # one thread, always: the weights, and every demo table, must not depend on --cores (demo_model.train)
+    threads: 1
     params:
         kind=lambda wildcards: config["models"][wildcards.model]["kind"],
-        settings=lambda wildcards: settings(
-            {k: v for k, v in config["models"][wildcards.model]["train"].items() if k != "threads"}
-        ),
+        settings=lambda wildcards: settings(config["models"][wildcards.model]["train"]),
     script:
         "../scripts/train_demo_model.py"

@@ -13,7 +13,5 @@ with rule_logging(snakemake.log[0]) as log:
         texts += read_lines(path)
     log.info("corpus: %d sentences from %d studies", len(sentences), len(snakemake.input.sentences))
     settings = demo_model.TinyLMSettings(**snakemake.params.settings)
-    summary = demo_model.train(
-        sentences, texts, snakemake.output[0], settings, threads=snakemake.threads, kind=snakemake.params.kind
-    )
+    summary = demo_model.train(sentences, texts, snakemake.output[0], settings, kind=snakemake.params.kind)
     log.info("loss %.3f -> %.3f", summary["first_loss"], summary["final_loss"])
