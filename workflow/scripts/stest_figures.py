@@ -25,10 +25,12 @@ with rule_logging(snakemake.log[0]) as log:
         labels = [relation_label(r, numbers).split(" (")[0] for r in relations]
         figures.grouped_bars(ax, labels, groups, "p_r (%)", reference=50, reference_label="no preference")
         ax.set_title(model if mode in ("mask", "next_token") else f"{model} ({mode})")
-        ax.set_ylim(0, 100)
+        ax.set_ylim(0, 118)  # room above 100% for the legend, in one row
+        ax.set_yticks(range(0, 101, 20))
+        ax.legend(fontsize=7, ncol=4, loc="upper center", handlelength=1.2, columnspacing=0.8)
     figures.save(fig, snakemake.output.png, snakemake.output.svg)
 
-    fig, (ax,) = figures.new(1, width=5.0, height=4.0)
+    fig, (ax,) = figures.new(1, width=6.6, height=4.0)
     average = pr[pr["relation"] == "Average"]
     markers = {"VP": "o", "FP": "s", "CP": "^"}
     for i, (model, mode) in enumerate(panels):
@@ -55,6 +57,6 @@ with rule_logging(snakemake.log[0]) as log:
     ax.axvline(50, color="black", linewidth=0.8, linestyle="--")
     ax.set_xlabel("naturalness p_r (%)   markers: o VP, s FP, ^ CP")
     ax.set_ylabel("specificity p_r (%)")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))  # beside the axes: no point hidden
     figures.save(fig, snakemake.output.naturalness_png, snakemake.output.naturalness_svg)
     log.info("figures of %d model rows", len(panels))
