@@ -243,6 +243,8 @@ def test_malformed_pages_are_counted_and_the_pages_around_them_kept(tmp_path):
         "not_utf8": page(23, "Latin", "caf\x00 &amp; more"),
         "not_utf8 ": page(24, "Latin2", "caf\x00"),
         "no_title_ns_id": page(25, "Untitled", "x").replace("<title>Untitled</title>", ""),
+        # the revision's <id> must not stand in for the page's
+        "no_page_id": page(26, "Idless", "x").replace("<id>26</id>", "", 1),
     }
     pieces = []
     for i, good_page in enumerate(good):
@@ -255,11 +257,12 @@ def test_malformed_pages_are_counted_and_the_pages_around_them_kept(tmp_path):
         dump, None, tmp_path / "s.parquet", tmp_path / "r.parquet", rejects_out=tmp_path / "x.csv"
     )
     counts = dict(zip(counts["what"], counts["count"]))
-    assert counts["articles"] == 7 and counts["rejected_pages"] == 6
+    assert counts["articles"] == 7 and counts["rejected_pages"] == 7
     titles = set(pd.read_parquet(tmp_path / "s.parquet")["title"])
     assert titles == {f"Good{i}" for i in range(1, 8)}  # none swallowed, none of the bad ones
     rejects = pd.read_csv(tmp_path / "x.csv")
     assert sorted(zip(rejects["page_id"], rejects["reason"])) == [
+        (-1, "no_title_ns_id"),
         (20, "unclosed_page"),
         (21, "unclosed_text"),
         (22, "unclosed_comment"),
@@ -267,7 +270,7 @@ def test_malformed_pages_are_counted_and_the_pages_around_them_kept(tmp_path):
         (24, "not_utf8"),
         (25, "no_title_ns_id"),
     ]
-    assert "Unclosed" in set(rejects["title"])
+    assert {"Unclosed", "Idless"} <= set(rejects["title"])
     # without a rejects list, a malformed page is an error naming it
     with pytest.raises(KnowprobeError, match=r"page 21 \(Textless\): a <text> without its </text>"):
         list(wp.iter_pages(bad["unclosed_text"]))

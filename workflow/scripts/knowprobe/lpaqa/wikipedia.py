@@ -94,7 +94,7 @@ def iter_pages(xml: bytes | str, rejects: list | None = None) -> Iterator[Page]:
         xml = xml.encode("utf-8")
 
     def reject(header: bytes, reason: str) -> None:
-        text = header.decode("utf-8", errors="replace")
+        text = header.decode("utf-8", errors="replace").split("<revision", 1)[0]
         title, page_id = _TITLE.search(text), _ID.search(text)
         row = (int(page_id.group(1)) if page_id else -1, xml_unescape_lenient(title.group(1)) if title else "", reason)
         if rejects is None:
@@ -119,7 +119,9 @@ def iter_pages(xml: bytes | str, rejects: list | None = None) -> Iterator[Page]:
         except UnicodeDecodeError:
             reject(header, "not_utf8")
             continue
-        title, ns, page_id = _TITLE.search(head), _NS.search(head), _ID.search(head)
+        # the page's own elements come before its <revision>, which has an <id> of its own
+        own = head.split("<revision", 1)[0]
+        title, ns, page_id = _TITLE.search(own), _NS.search(own), _ID.search(own)
         if not (title and ns and page_id):
             reject(header, "no_title_ns_id")
             continue
