@@ -82,6 +82,24 @@ def test_interrupted_run_resumes_and_gives_identical_tables(demo, tmp_path):
     assert read_tables(project) == read_tables(demo)  # also: two runs from scratch agree exactly
 
 
+def test_one_core_gives_the_tables_of_two(demo, tmp_path):
+    """The demo's models, LPAQA's baseline tables and S-TEST's tables at --cores 1 (one job at a
+    time) are those of the shared demo run at --cores 2 (two jobs side by side), byte for byte
+    (issue 17: the models' weights depended on torch's thread count)."""
+    project = copy_project(tmp_path)
+    stest_tables = ["p_r.csv", "table2.csv", "table3.csv", "table5.csv", "table6.csv"]
+    targets = ["results/lpaqa/tables/baseline.csv", "results/stest/tables/p_r.csv"]
+    snakemake(project, *targets, *DEMO, "--cores", "1")
+    assert read_tables(project) == read_tables(demo)
+    for name in stest_tables:
+        assert (project / "results/stest/tables" / name).read_bytes() == (
+            demo / "results/stest/tables" / name
+        ).read_bytes()
+    for model in ["tiny-demo-bert", "tiny-demo-bert-small", "tiny-demo-gpt"]:
+        weights = f"results/models/{model}/model.safetensors"
+        assert (project / weights).read_bytes() == (demo / weights).read_bytes(), model
+
+
 def planned_wildcards(result: subprocess.CompletedProcess, rule: str) -> list[str]:
     """The wildcards of each job of ``rule`` in a run's or dry run's output."""
     jobs = re.split(r"\n(?=(?:local)?rule \w+:)", result.stdout + result.stderr)
