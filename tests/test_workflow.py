@@ -317,6 +317,12 @@ def test_a_study_runs_alone_from_its_target(tmp_path):
             "config models: LPAQA probes masked language models and none is configured",
         ),
         (lambda c: c["lpaqa"].update(models=["gpt2"]), "config lpaqa.models: 'gpt2' is not a key of models"),
+        # issue 17: an unknown top-level key printed the whole schema and config (1,311 lines)
+        (lambda c: c.update(studys=["lpaqa"]), "config studys: unknown key (allowed here:"),
+        (lambda c: c["lpaqa"]["demo_corpus"].update(holdout=1.5), "config lpaqa.demo_corpus.holdout: 1.5 is greater"),
+        (lambda c: c["models"]["tiny-demo-bert"].update(train=5), "config models.tiny-demo-bert.train: 5 is not any"),
+        (lambda c: c["stest"].update(few_shot={"k": 0}), "config stest.few_shot.k: 0 is less than the minimum"),
+        (lambda c: c["stest"].update(models=["nobody"]), "config stest.models: 'nobody' is not a key of models"),
     ],
 )
 def test_config_mistakes_fail_before_anything_runs(tmp_path, edit_config, message):
@@ -327,6 +333,8 @@ def test_config_mistakes_fail_before_anything_runs(tmp_path, edit_config, messag
     result = snakemake(project, "--configfile", "bad.yaml", check=False)
     assert result.returncode != 0
     assert message in result.stdout + result.stderr
+    # one line naming the key, with Snakemake's few lines of where (never the schema or the config)
+    assert len((result.stdout + result.stderr).strip().splitlines()) <= 6, result.stdout + result.stderr
     assert not (project / "results").exists()
 
 
