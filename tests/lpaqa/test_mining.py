@@ -24,7 +24,8 @@ def test_dependency_prompt_of_the_papers_example():
         [1, 4, 1, 2, 4, 4],
         ["det", "nsubj", "prep", "pobj", "ROOT", "attr"],
     )
-    assert mining.dependency_prompt(parsed, (3, 4), (5, 6)) == "capital of [X] is [Y]"
+    # one template form for both sources: the closing " ." as middle-word prompts have it
+    assert mining.dependency_prompt(parsed, (3, 4), (5, 6)) == "capital of [X] is [Y] ."
 
 
 def test_dependency_prompt_of_an_appositive():
@@ -34,7 +35,7 @@ def test_dependency_prompt_of_an_appositive():
         [7, 0, 3, 0, 3, 4, 0, 7, 7, 7],
         ["nsubj", "punct", "det", "appos", "prep", "pobj", "punct", "ROOT", "acomp", "punct"],
     )
-    assert mining.dependency_prompt(parsed, (5, 6), (0, 1)) == "[Y] , the capital of [X]"
+    assert mining.dependency_prompt(parsed, (5, 6), (0, 1)) == "[Y] , the capital of [X] ."
 
 
 def test_dependency_prompt_of_a_passive_with_multiword_mentions():
@@ -44,7 +45,7 @@ def test_dependency_prompt_of_a_passive_with_multiword_mentions():
         [2, 2, 4, 4, 4, 4, 5, 4, 7, 4],
         ["compound", "compound", "nsubjpass", "auxpass", "ROOT", "prep", "pobj", "prep", "pobj", "punct"],
     )
-    assert mining.dependency_prompt(parsed, (0, 3), (6, 7)) == "[X] was born in [Y]"
+    assert mining.dependency_prompt(parsed, (0, 3), (6, 7)) == "[X] was born in [Y] ."
     assert mining.shortest_path(parsed[2], parsed[6]) == [parsed[2], parsed[4], parsed[5], parsed[6]]
 
 
@@ -52,7 +53,9 @@ def test_middle_word_prompts_in_both_orders():
     text = "Mozart was born in Salzburg, Austria."
     assert mining.middle_word_prompt(text, (0, 6), (19, 27)) == "[X] was born in [Y] ."
     assert mining.middle_word_prompt(text, (19, 27), (0, 6)) == "[Y] was born in [X] ."
-    assert mining.middle_word_prompt("Salzburg's Mozart", (11, 17), (0, 8)) == "[Y] ' s [X] ."
+    # the sentence's own spacing (LAMA's: a space before the final period only)
+    assert mining.middle_word_prompt("Salzburg's Mozart", (11, 17), (0, 8)) == "[Y]'s [X] ."
+    assert mining.middle_word_prompt("A long-running show, Mozart", (21, 27), (0, 1)) == "[Y] long-running show, [X] ."
     assert mining.middle_word_prompt(text, (0, 6), (3, 10)) is None  # overlapping mentions
 
 
@@ -64,6 +67,9 @@ def test_middle_word_prompts_in_both_orders():
         ("[X] , [Y] .", "only_stopwords"),
         ("[X] and the [Y] .", "only_stopwords"),
         ("[X] " + "word " * 11 + "[Y] .", "too_long"),
+        ("[X] alpha beta gamma delta epsilon [Y] .", None),  # the default cap: 5 words besides the slots
+        ("[X] alpha beta gamma delta epsilon zeta [Y] .", "too_long"),
+        ("[X]'s long-running [Y] .", None),
         ("[X] was born in .", "placeholders"),
         ("[X] met [X] in [Y] .", "placeholders"),
     ],
@@ -90,7 +96,7 @@ def test_ranking_keeps_the_most_frequent_per_relation_and_source_and_merges():
         ["P19", "mid", "[X] , born in [Y] .", 2],
         ["P36", "dep", "capital of [X] is [Y]", 2],
     ]
-    merged = mining.merge(ranked, top=2)
+    merged = mining.merge(mining.count(candidates), top=2)
     assert merged[["relation", "template", "source", "frequency"]].values.tolist() == [
         ["P19", "[X] was born in [Y] .", "dep+mid", 8],
         ["P19", "born in [Y]", "dep", 4],
@@ -121,9 +127,34 @@ def test_mine_without_parser_is_middle_word_only_and_counts_drops():
             },
         ]
     )
+    matches = matches.assign(sub_uri="Q1", obj_uri="Q2")
     candidates, dropped = mining.mine(matches, top=40)
     assert candidates["template"].tolist() == ["[X] was born in [Y] ."] and set(candidates["source"]) == {"mid"}
     assert dropped == {"mid:only_stopwords": 1}
+    # the same sentence seen again for the same fact (a mirrored page) counts once
+    twice = pd.concat([matches, matches.iloc[:1].assign(title="Mirror")], ignore_index=True)
+    candidates, dropped = mining.mine(twice, top=40)
+    assert len(candidates) == 1 and dropped == {"mid:only_stopwords": 1, "all:repeated_sentence": 1}
+    # another fact in the same sentence is another (fact, sentence)
+    other = pd.concat([matches, matches.iloc[:1].assign(sub_uri="Q9")], ignore_index=True)
+    assert len(mining.mine(other, top=40)[0]) == 2
+
+
+def test_the_merge_sums_each_sources_full_counts():
+    """A template below one source's top T still adds its count to the merged ranking."""
+    rows = (
+        [("P19", "[X] a [Y] .", "mid")] * 5
+        + [("P19", "[X] b [Y] .", "mid")] * 4
+        + [("P19", "[X] c [Y] .", "mid")] * 3  # third in mid: outside mid's top 2
+        + [("P19", "[X] c [Y] .", "dep")] * 3
+        + [("P19", "[X] d [Y] .", "dep")] * 4
+    )
+    candidates = pd.DataFrame(rows, columns=["relation", "template", "source"]).assign(example="s")
+    merged = mining.merge(mining.count(candidates), top=2)
+    assert merged[["template", "frequency", "source"]].values.tolist() == [
+        ["[X] c [Y] .", 6, "dep+mid"],
+        ["[X] a [Y] .", 5, "mid"],
+    ]
 
 
 class HandParser:
@@ -164,12 +195,17 @@ def test_mine_with_a_parser_maps_character_mentions_to_tokens():
             {"relation": "P36", "text": capital, "sub_start": 15, "sub_end": 21, "obj_start": 25, "obj_end": 30},
             {"relation": "P19", "text": born, "sub_start": 17, "sub_end": 23, "obj_start": 36, "obj_end": 44},
         ]
-    )
+    ).assign(sub_uri="Q1", obj_uri="Q2")
     candidates, dropped = mining.mine(matches, top=40, nlp=parser)
     assert sorted(map(tuple, candidates[["relation", "template", "source"]].values)) == [
-        ("P19", "[X] was born in [Y]", "dep"),
+        ("P19", "[X] was born in [Y] .", "dep"),
         ("P19", "[X] was born in [Y] .", "mid"),
-        ("P36", "capital of [X] is [Y]", "dep"),
+        ("P36", "capital of [X] is [Y] .", "dep"),
+    ]
+    # the same prompt from both sources is one template in the merged set
+    merged = mining.merge(mining.count(candidates.assign(example="s")), top=40)
+    assert merged.loc[merged["relation"] == "P19", ["template", "source", "frequency"]].values.tolist() == [
+        ["[X] was born in [Y] .", "dep+mid", 2]
     ]
     assert dropped == {"mid:only_stopwords": 1}  # "[X] is [Y] ."
 

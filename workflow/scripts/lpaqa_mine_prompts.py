@@ -21,9 +21,12 @@ with rule_logging(snakemake.log[0]) as log:
         log.info("parsing %d matched sentences with %s", len(matches), snakemake.params.spacy_model)
     else:
         log.warning("mining.dependency is false: middle-word prompts only, no dependency-path prompts")
-    candidates, dropped = mining.mine(matches, snakemake.params.top, nlp, snakemake.params.batch_size)
-    ranked = mining.rank(candidates, snakemake.params.top)
-    mine = mining.merge(ranked, snakemake.params.top)
+    candidates, dropped = mining.mine(
+        matches, snakemake.params.top, nlp, snakemake.params.batch_size, snakemake.params.max_words
+    )
+    counted = mining.count(candidates)
+    ranked = counted.groupby(["relation", "source"], sort=False).head(snakemake.params.top).reset_index(drop=True)
+    mine = mining.merge(counted, snakemake.params.top)
     mid = ranked[ranked["source"] == "mid"]
     log.info(
         "%d matches -> %d candidate prompts -> %d kept (T=%d); dropped: %s",

@@ -45,6 +45,7 @@ rule lpaqa_mine_prompts:
         top=LPAQA["mining"]["top"],
         dependency=LPAQA["mining"]["dependency"],
         spacy_model=LPAQA["mining"]["spacy_model"],
+        max_words=LPAQA["mining"]["max_words"],
         gpu=LPAQA["mining"]["gpu"],
         batch_size=LPAQA["mining"]["batch_size"],
     script:

@@ -4,10 +4,15 @@ Middle-word prompts: the words between the two mentions, in the order they come
 (``[X] was born in [Y] .`` or ``[Y] … [X] .``). Dependency prompts: in a spaCy parse, the
 shortest dependency path between the heads of the two mentions; the prompt is the span from the
 leftmost to the rightmost word of that path, with each mention replaced by its placeholder
-("The capital of France is Paris" gives ``capital of [X] is [Y]``). Prompts made only of stopwords
-and punctuation, longer than 10 words, or without exactly one ``[X]`` and one ``[Y]`` are dropped;
-the rest are ranked by how many sentences gave them, per relation and kind, and the T most
-frequent are kept. Mid and dep are counted separately (LPAQA's Table 7 compares them) and merged.
+("The capital of France is Paris" gives ``capital of [X] is [Y] .``). Both come out of one
+function, ``template_of``: the sentence's own characters between the span's ends, mentions
+replaced, spaces as the sentence has them, and " ." at the end as LAMA's manual templates write
+it (``[Y]'s [X] .``, ``long-running``), so that the same words give the same template whichever
+source found them. Prompts made only of stopwords and punctuation, with more than ``max_words``
+words besides the placeholders, or without exactly one ``[X]`` and one ``[Y]`` are dropped; each
+(fact, sentence) counts once, and prompts are ranked by how many gave them, per relation and kind;
+the T most frequent are kept. Mid and dep are counted separately (LPAQA's Table 7 compares them)
+and merged by their full counts.
 """
 
 from __future__ import annotations
@@ -27,21 +32,28 @@ log = logging.getLogger(__name__)
 
 _DEFAULTS = schema_defaults("lpaqa", "mining")
 
-MAX_WORDS = 10
-_TOKEN = re.compile(r"\w+(?:[-'’]\w+)*|[^\w\s]")
+_WORD = re.compile(r"\w+(?:[-'’]\w+)*")
 
 
-def _words(text: str) -> str:
-    return " ".join(_TOKEN.findall(text))
+def template_of(text: str, start: int, end: int, sub: tuple[int, int], obj: tuple[int, int]) -> str | None:
+    """The template of ``text[start:end]`` with the subject and object character spans replaced
+    by ``[X]`` and ``[Y]``: whitespace collapsed, trailing sentence punctuation replaced by " ."
+    (LAMA's spacing: a space before the final period only)."""
+    if sub[0] < obj[1] and obj[0] < sub[1]:
+        return None
+    pieces, position = [], start
+    for (begin, stop), slot in sorted([(sub, SUBJECT), (obj, OBJECT)]):
+        pieces += [text[position:begin], slot]
+        position = stop
+    pieces.append(text[position:end])
+    body = " ".join("".join(pieces).split())
+    body = re.sub(r"\s*[.!?;:,]+$", "", body)
+    return f"{body} ." if body else None
 
 
 def middle_word_prompt(text: str, sub: tuple[int, int], obj: tuple[int, int]) -> str | None:
     """``[X] middle [Y] .`` (or ``[Y] middle [X] .``) from a sentence and two character spans."""
-    if sub[0] < obj[1] and obj[0] < sub[1]:
-        return None
-    first, second = (SUBJECT, OBJECT) if sub[0] < obj[0] else (OBJECT, SUBJECT)
-    middle = _words(text[min(sub[1], obj[1]) : max(sub[0], obj[0])])
-    return f"{first} {middle} {second} ." if middle else f"{first} {second} ."
+    return template_of(text, min(sub[0], obj[0]), max(sub[1], obj[1]), sub, obj)
 
 
 def dependency_prompt(doc, sub: tuple[int, int], obj: tuple[int, int]) -> str | None:
@@ -57,19 +69,8 @@ def dependency_prompt(doc, sub: tuple[int, int], obj: tuple[int, int]) -> str | 
     for start, end in (sub, obj):
         if start <= right and end > left:
             left, right = min(left, start), max(right, end - 1)
-    words, placed = [], set()
-    for i in range(left, right + 1):
-        if sub[0] <= i < sub[1]:
-            if SUBJECT not in placed:
-                words.append(SUBJECT)
-                placed.add(SUBJECT)
-        elif obj[0] <= i < obj[1]:
-            if OBJECT not in placed:
-                words.append(OBJECT)
-                placed.add(OBJECT)
-        else:
-            words.append(doc[i].text)
-    return " ".join(words)
+    chars = lambda span: (span.start_char, span.end_char)  # noqa: E731
+    return template_of(doc.text, doc[left].idx, doc[right].idx + len(doc[right]), chars(sub_span), chars(obj_span))
 
 
 def shortest_path(a, b):
@@ -83,22 +84,23 @@ def shortest_path(a, b):
     return None  # different sentences of a multi-sentence parse
 
 
-def prompt_filter(template: str, stopwords: frozenset[str]) -> str | None:
+def prompt_filter(template: str, stopwords: frozenset[str], max_words: int = _DEFAULTS["max_words"]) -> str | None:
     """Why a mined prompt is dropped, or None when it is kept."""
     problem = template_problem(template)
     if problem:
         return "placeholders"
-    words = [w for w in template.split() if w not in (SUBJECT, OBJECT)]
-    if len(words) > MAX_WORDS:
+    words = _WORD.findall(template.replace(SUBJECT, " ").replace(OBJECT, " "))
+    if len(words) > max_words:
         return "too_long"
-    if all(w.lower() in stopwords or not any(c.isalnum() for c in w) for w in words):
+    if all(w.lower() in stopwords for w in words):
         return "only_stopwords"
     return None
 
 
-def rank(candidates: pd.DataFrame, top: int) -> pd.DataFrame:
-    """``relation, template, source`` rows (one per sentence) → the ``top`` most frequent per relation
-    and source, with ``frequency`` and one example sentence; ties broken by template."""
+def count(candidates: pd.DataFrame) -> pd.DataFrame:
+    """``relation, template, source, example`` rows → each template's ``frequency`` per relation and
+    source (every row one (fact, sentence)), with one example sentence; most frequent first, ties
+    broken by template."""
     counted = (
         candidates.groupby(["relation", "source", "template"], sort=True)
         .agg(frequency=("example", "size"), example=("example", "first"))
@@ -107,14 +109,19 @@ def rank(candidates: pd.DataFrame, top: int) -> pd.DataFrame:
     counted = counted.sort_values(
         ["relation", "source", "frequency", "template"], ascending=[True, True, False, True], kind="stable"
     )
-    return counted.groupby(["relation", "source"], sort=False).head(top).reset_index(drop=True)[MINED.columns]
+    return counted.reset_index(drop=True)[MINED.columns]
 
 
-def merge(ranked: pd.DataFrame, top: int) -> pd.DataFrame:
-    """The ``mine`` set: mid and dep prompts together, the same template counted once (frequencies
-    added, source ``mid+dep``), the ``top`` most frequent per relation."""
+def rank(candidates: pd.DataFrame, top: int) -> pd.DataFrame:
+    """The ``top`` most frequent templates per relation and source (``count``'s order)."""
+    return count(candidates).groupby(["relation", "source"], sort=False).head(top).reset_index(drop=True)
+
+
+def merge(counted: pd.DataFrame, top: int) -> pd.DataFrame:
+    """The ``mine`` set: mid and dep prompts together, the same template counted once (each
+    source's full frequencies added, source ``dep+mid``), the ``top`` most frequent per relation."""
     merged = (
-        ranked.groupby(["relation", "template"], sort=True)
+        counted.groupby(["relation", "template"], sort=True)
         .agg(
             frequency=("frequency", "sum"),
             source=("source", lambda s: "+".join(sorted(set(s)))),
@@ -156,19 +163,27 @@ def load_spacy(model: str):
 
 
 def mine(
-    matches: pd.DataFrame, top: int, nlp=None, batch_size: int = _DEFAULTS["batch_size"]
+    matches: pd.DataFrame,
+    top: int,
+    nlp=None,
+    batch_size: int = _DEFAULTS["batch_size"],
+    max_words: int = _DEFAULTS["max_words"],
 ) -> tuple[pd.DataFrame, Counter]:
-    """Candidate prompts (one row per match and kind, before ranking) and the drop counts.
-
-    Without ``nlp`` only middle-word prompts are mined.
+    """Candidate prompts (one row per (fact, sentence) and kind, before ranking) and the drop
+    counts. A sentence seen again for the same fact (repeated text, mirrored pages) counts once
+    (``repeated_sentence``). Without ``nlp`` only middle-word prompts are mined.
     """
     from spacy.lang.en.stop_words import STOP_WORDS
 
     stopwords = frozenset(STOP_WORDS)
     rows, dropped = [], Counter()
+    repeated = matches.duplicated(["relation", "sub_uri", "obj_uri", "text"])
+    if repeated.any():
+        dropped["all:repeated_sentence"] = int(repeated.sum())
+        matches = matches[~repeated].reset_index(drop=True)
 
     def keep(relation, template, source, example):
-        reason = prompt_filter(template, stopwords) if template is not None else "no_prompt"
+        reason = prompt_filter(template, stopwords, max_words) if template is not None else "no_prompt"
         if reason:
             dropped[f"{source}:{reason}"] += 1
         else:

@@ -53,7 +53,8 @@ PLACEHOLDERS = {SUBJECT: "Alice", OBJECT: "Paris"}
 def middle_words(template: str) -> list[str]:
     """The words between the two slots."""
     first, second = sorted((template.index(SUBJECT), template.index(OBJECT)))
-    return template[first + len(SUBJECT) : second].split()
+    # words and punctuation apart, a clitic whole: "[Y]'s [X]" -> ["'s"], "Florence, speaking" -> 3
+    return re.findall(r"'\w+|\w+(?:[-'’]\w+)*|[^\w\s]", template[first + len(SUBJECT) : second])
 
 
 def pattern_of(tags: list[str]) -> str:
