@@ -284,3 +284,60 @@ def test_name_hits_sit_on_word_boundaries_in_any_script():
     data, _ = distant.utf8_buffer(pa.array(["aé1", "—x"]))
     assert distant.alnum_at(data, np.array([0, 1, 3, 4, 7]), ending=False).tolist() == [True, True, True, False, True]
     assert distant.alnum_at(data, np.array([0, 2, 3, 6, 7]), ending=True).tolist() == [True, True, True, False, True]
+
+
+def test_nested_names_match_leftmost_longest():
+    """Issue 16 item 3: the alias "Clovis" inside the label "Clovis I" gave "[X] I converted to
+    [Y] ."; "Muhammad" inside "Muhammad Ali" gave "... include [X] Ali"."""
+    entities = pd.DataFrame(
+        {
+            "qid": ["Q1", "Q2", "Q3", "Q4", "Q5"],
+            "label": ["Clovis I", "Clovis", "Christianity", "Muhammad Ali", "Muhammad"],
+            "aliases": [[], [], [], [], []],
+            "enwiki": [None] * 5,
+        }
+    )
+    facts = pd.DataFrame(
+        {
+            "relation": ["P140"] * 4,
+            "sub_uri": ["Q1", "Q2", "Q4", "Q5"],
+            "obj_uri": ["Q3", "Q3", "Q3", "Q3"],
+        }
+    )
+    sentences = pd.DataFrame(
+        {
+            "title": ["Clovis I"] * 2,
+            "sentence": [0, 1],
+            "text": [
+                "Clovis I converted to Christianity.",
+                "Clovis converted to Christianity, as Muhammad Ali did not.",
+            ],
+            "link_start": [[], []],
+            "link_end": [[], []],
+            "link_target": [[], []],
+        }
+    )
+    matches = distant.match_sentences(sentences, facts, entities, {})
+    # "Clovis" (Q2) is no mention inside "Clovis I" (Q1), nor "Muhammad" (Q5) inside "Muhammad Ali" (Q4)
+    assert matches[["sentence", "sub_uri", "obj_uri"]].values.tolist() == [
+        [0, "Q1", "Q3"],
+        [1, "Q2", "Q3"],
+        [1, "Q4", "Q3"],
+    ]
+    first = matches.iloc[0]
+    assert first["text"][first["sub_start"] : first["sub_end"]] == "Clovis I"
+    prompts = [
+        mining.middle_word_prompt(m.text, (m.sub_start, m.sub_end), (m.obj_start, m.obj_end))
+        for m in matches.itertuples()
+    ]
+    assert prompts == ["[X] converted to [Y] .", "[X] converted to [Y] .", "[Y], as [X] ."]
+
+
+def test_leftmost_longest_keeps_same_span_owners_and_resumes_after_the_chosen():
+    rows = np.array([0, 0, 0, 0, 1, 1])
+    starts = np.array([0, 0, 5, 15, 0, 5])
+    ends = np.array([10, 6, 20, 25, 4, 8])
+    # row 0: [0,10) wins over [0,6); [5,20) overlaps it; [15,25) starts after 10: kept; row 1: apart
+    assert distant.leftmost_longest(rows, starts, ends).tolist() == [True, False, False, True, True, True]
+    twice = distant.leftmost_longest(np.array([0, 0]), np.array([2, 2]), np.array([9, 9]))
+    assert twice.tolist() == [True, True]  # one name of two entities

@@ -149,11 +149,44 @@ def _link_mentions(batch: pa.RecordBatch, title_to_qid: dict[str, str], redirect
     )
 
 
+def leftmost_longest(rows: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Which hits are mentions when names overlap: scanning each row from the left, the longest
+    hit at the leftmost start, then the next hit that starts at or after its end ("Clovis I", not
+    the "Clovis" inside it; hits of the very same span, one name of several entities, all stay).
+    Rows without overlapping hits (nearly all) are decided in bulk, the others one by one."""
+    keep = np.ones(len(rows), dtype=bool)
+    if len(rows) < 2:
+        return keep
+    order = np.lexsort((-ends, starts, rows))
+    r, s, e = rows[order], starts[order], ends[order]
+    same_row = np.r_[False, r[1:] == r[:-1]]
+    # the furthest end of the hits before, within the row: a running maximum of row * big + end
+    # (rows ascend, so an earlier row's values never win) less the row's offset
+    big = int(e.max()) + 1
+    running = np.maximum.accumulate(r.astype(np.int64) * big + e)
+    previous_end = np.where(same_row, np.r_[-1, running[:-1]] - r.astype(np.int64) * big, -1)
+    conflicted = np.unique(r[same_row & (s < previous_end)])
+    for row in conflicted:
+        at = np.flatnonzero(r == row)
+        chosen_end, chosen_span = -1, None
+        for i in at:
+            if (s[i], e[i]) == chosen_span:
+                continue  # the same span as the chosen hit: another owner of the name
+            if s[i] >= chosen_end:
+                chosen_end, chosen_span = e[i], (s[i], e[i])
+            else:
+                keep[order[i]] = False
+    return keep
+
+
 def _name_mentions(texts: pa.Array, matcher: NameMatcher, first_order: int) -> pd.DataFrame:
-    """Name matches in the sentences ``texts`` (an Arrow string array)."""
+    """Name matches in the sentences ``texts`` (an Arrow string array), leftmost-longest where
+    names overlap (``leftmost_longest``)."""
     rows, starts, ends, names = matcher.hits(texts)
     if not len(rows):
         return pd.DataFrame(columns=MENTION_COLUMNS)
+    keep = leftmost_longest(rows, starts, ends)
+    rows, starts, ends, names = rows[keep], starts[keep], ends[keep], names[keep]
     hits = pd.DataFrame(
         {"row": rows, "start": starts, "end": ends, "name": names, "order": first_order + np.arange(len(rows))}
     )
