@@ -119,3 +119,34 @@ def test_train_dev_split_is_seeded_per_relation_and_keeps_lpaqas_share():
     # another relation's presence changes nothing of P19's split
     alone, _ = trex_train.split(facts[facts["relation"] == "P19"], 0.8, 0)
     assert alone["fact_id"].tolist() == train[train["relation"] == "P19"]["fact_id"].tolist()
+
+
+def _facts(rows):
+    return pd.DataFrame(rows, columns=["relation", "sub_uri", "obj_uri"]).assign(
+        fact_id=lambda f: f["relation"] + f["sub_uri"], sub_label="s", obj_label="o", origin="lpaqa"
+    )
+
+
+def test_lpaqas_release_loses_the_pairs_of_the_configured_test_set():
+    train = _facts([("P19", "Q1", "Q2"), ("P19", "Q3", "Q4"), ("P36", "Q5", "Q6")])
+    test = _facts([("P19", "Q3", "Q4"), ("P36", "Q7", "Q8")])
+    kept, dropped = trex_train.without_test_pairs(train, test)
+    assert kept[["relation", "sub_uri"]].values.tolist() == [["P19", "Q1"], ["P36", "Q5"]]
+    assert dropped[["relation", "reason", "n"]].values.tolist() == [["P19", "in_test_set", 1]]
+
+
+def test_an_empty_relation_warns_and_an_empty_train_set_stops(caplog):
+    """Issue 16 item 6: when every pair was dropped the run went on with INFO lines only."""
+    dropped = pd.DataFrame(
+        [("P19", "not_single_word", "", 12), ("P36", "not_candidate", "", 3)],
+        columns=["relation", "reason", "description", "n"],
+    )
+    facts = _facts([("P36", "Q5", "Q6")])
+    with caplog.at_level("WARNING"):
+        trex_train.check_not_empty(facts, dropped, ["P19", "P36"])
+    assert "P19: no T-REx-train fact (dropped: not_single_word 12)" in caplog.text and "P36" not in caplog.text
+    with pytest.raises(
+        KnowprobeError,
+        match=r"T-REx-train is empty for every relation \(dropped: not_candidate 3, not_single_word 12\)",
+    ):
+        trex_train.check_not_empty(facts.iloc[:0], dropped, ["P19", "P36"])

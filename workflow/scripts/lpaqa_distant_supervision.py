@@ -14,10 +14,11 @@ with rule_logging(snakemake.log[0]) as log:
     sentences = pq.ParquetFile(snakemake.input.sentences)
     matches = distant.match_sentences(sentences, facts, entities, redirects)
     log.info(
-        "%d sentences, %d matches of %d facts (%s)",
+        "%d sentences, %d matches of %d facts; subjects found by %s; objects by %s",
         sentences.metadata.num_rows,
         len(matches),
         matches.groupby(["relation", "sub_uri", "obj_uri"]).ngroups,
         ", ".join(f"{how} {n}" for how, n in matches["sub_how"].value_counts().items()) or "none",
+        ", ".join(f"{how} {n}" for how, n in matches["obj_how"].value_counts().items()) or "none",
     )
     contracts.write(matches, snakemake.output[0], contracts.MATCHES)

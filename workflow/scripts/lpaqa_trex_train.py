@@ -1,7 +1,5 @@
 """Rule lpaqa_trex_train: T-REx-train facts, built from Wikidata claims or read from LPAQA's release."""
 
-import pandas as pd
-
 from knowprobe import contracts
 from knowprobe.io import rule_logging, write_csv
 from knowprobe.lpaqa import trex_train
@@ -23,10 +21,12 @@ with rule_logging(snakemake.log[0]) as log:
             snakemake.params.seed,
         )
     else:
-        facts = trex_train.read_lpaqa(snakemake.input.lpaqa, relations, optional=extra)
-        dropped = pd.DataFrame(columns=["relation", "reason", "description", "n"])
+        facts, dropped = trex_train.without_test_pairs(
+            trex_train.read_lpaqa(snakemake.input.lpaqa, relations, optional=extra), test
+        )
     log.info(
         "T-REx-train (%s): %d facts in %d relations", snakemake.params.source, len(facts), facts["relation"].nunique()
     )
     write_csv(dropped, snakemake.output.dropped)
+    trex_train.check_not_empty(facts, dropped, relations)
     contracts.write(facts, snakemake.output.facts, contracts.FACTS)

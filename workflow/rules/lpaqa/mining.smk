@@ -21,9 +21,17 @@ rule lpaqa_distant_supervision:
 rule lpaqa_mine_prompts:
     input:
         matches=expand(rules.lpaqa_distant_supervision.output[0], chunk=wikipedia_chunks()),
+        facts=rules.lpaqa_trex_train.output.facts,
         code=code("lpaqa_mine_prompts"),
     output:
         matches="results/lpaqa/mining/matches.parquet",
+        coverage=report(
+            "results/lpaqa/mining/coverage.csv",
+            caption="../../report/lpaqa/coverage.rst",
+            category="LPAQA",
+            subcategory="Data",
+            labels={"table": "T-REx-train facts found in Wikipedia, per relation"},
+        ),
         ranked="results/lpaqa/mining/ranked.parquet",
         dropped="results/lpaqa/mining/dropped.csv",
         mine="results/lpaqa/prompts/mine.parquet",

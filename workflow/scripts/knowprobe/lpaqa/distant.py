@@ -271,3 +271,21 @@ def match_sentences(
         ["sub_start", "sub_end", "obj_start", "obj_end"]
     ].astype("int64")
     return frame[MATCHES.columns].reset_index(drop=True)
+
+
+def coverage(facts: pd.DataFrame, matches: pd.DataFrame) -> pd.DataFrame:
+    """Per relation: T-REx-train facts, those with at least one matched sentence and their share,
+    matched sentences, and how the subjects' and the objects' mentions were found."""
+    keys = ["relation", "sub_uri", "obj_uri"]
+    facts = facts[keys].drop_duplicates()
+    found = matches[keys].drop_duplicates().assign(matched=True)
+    table = facts.merge(found, on=keys, how="left").fillna({"matched": False})
+    out = table.groupby("relation", sort=True).agg(facts=("matched", "size"), facts_with_sentence=("matched", "sum"))
+    out["share"] = (out["facts_with_sentence"] / out["facts"]).round(4)
+    out["sentences"] = matches.groupby("relation").size().reindex(out.index, fill_value=0)
+    for end in ("sub", "obj"):
+        counts = matches.groupby(["relation", f"{end}_how"]).size().unstack(fill_value=0)
+        for how in ("link", "label", "alias"):
+            column = counts[how] if how in counts else pd.Series(0, index=counts.index)
+            out[f"{end}_{how}"] = column.reindex(out.index, fill_value=0).astype(int)
+    return out.reset_index()

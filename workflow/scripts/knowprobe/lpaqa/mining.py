@@ -168,24 +168,25 @@ def mine(
     nlp=None,
     batch_size: int = _DEFAULTS["batch_size"],
     max_words: int = _DEFAULTS["max_words"],
-) -> tuple[pd.DataFrame, Counter]:
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Candidate prompts (one row per (fact, sentence) and kind, before ranking) and the drop
-    counts. A sentence seen again for the same fact (repeated text, mirrored pages) counts once
-    (``repeated_sentence``). Without ``nlp`` only middle-word prompts are mined.
+    counts per relation, kind and reason (``relation, kind, reason, n``). A sentence seen again for
+    the same fact (repeated text, mirrored pages) counts once (``repeated_sentence``). Without
+    ``nlp`` only middle-word prompts are mined.
     """
     from spacy.lang.en.stop_words import STOP_WORDS
 
     stopwords = frozenset(STOP_WORDS)
     rows, dropped = [], Counter()
     repeated = matches.duplicated(["relation", "sub_uri", "obj_uri", "text"])
-    if repeated.any():
-        dropped["all:repeated_sentence"] = int(repeated.sum())
-        matches = matches[~repeated].reset_index(drop=True)
+    for relation, n in matches.loc[repeated, "relation"].value_counts().items():
+        dropped[(relation, "all", "repeated_sentence")] = int(n)
+    matches = matches[~repeated].reset_index(drop=True)
 
     def keep(relation, template, source, example):
         reason = prompt_filter(template, stopwords, max_words) if template is not None else "no_prompt"
         if reason:
-            dropped[f"{source}:{reason}"] += 1
+            dropped[(relation, source, reason)] += 1
         else:
             rows.append((relation, template, source, example))
 
@@ -200,4 +201,10 @@ def mine(
             if sub is not None and obj is not None:
                 template = dependency_prompt(doc, (sub.start, sub.end), (obj.start, obj.end))
             keep(m.relation, template, "dep", m.text)
-    return pd.DataFrame(rows, columns=["relation", "template", "source", "example"]), dropped
+    drops = pd.DataFrame([(*key, n) for key, n in sorted(dropped.items())], columns=["relation", "kind", "reason", "n"])
+    return pd.DataFrame(rows, columns=["relation", "template", "source", "example"]), drops
+
+
+def drop_totals(drops: pd.DataFrame) -> dict[str, int]:
+    """``kind:reason`` → count over all relations."""
+    return {f"{k}:{r}": int(n) for (k, r), n in drops.groupby(["kind", "reason"])["n"].sum().items()}

@@ -157,6 +157,46 @@ def read_lpaqa(directory: str | Path, relations: list[str], optional: set[str] =
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=FACTS.columns)
 
 
+def without_test_pairs(facts: pd.DataFrame, test_facts: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Facts whose (relation, subject, object) is not a test fact, and the drop counts
+    (``in_test_set``) per relation: the released T-REx-train held none of LAMA's test pairs, but a
+    configured test set may hold others."""
+    test_pairs = set(zip(test_facts["relation"], test_facts["sub_uri"], test_facts["obj_uri"]))
+    in_test = np.array(
+        [pair in test_pairs for pair in zip(facts["relation"], facts["sub_uri"], facts["obj_uri"])], bool
+    )
+    counts = facts.loc[in_test].groupby("relation").size()
+    dropped = pd.DataFrame(
+        [
+            {"relation": r, "reason": "in_test_set", "description": DROP_REASONS["in_test_set"], "n": int(n)}
+            for r, n in counts.items()
+        ],
+        columns=["relation", "reason", "description", "n"],
+    )
+    return facts.loc[~in_test].reset_index(drop=True), dropped
+
+
+def check_not_empty(facts: pd.DataFrame, dropped: pd.DataFrame, relations: list[str]) -> None:
+    """A WARNING for each relation without facts, with its drop counts by reason; an error when
+    no relation has any (the stages after it would run on nothing)."""
+    have = set(facts["relation"])
+    for relation in relations:
+        if relation not in have:
+            reasons = dropped[dropped["relation"] == relation]
+            log.warning(
+                "%s: no T-REx-train fact (dropped: %s)",
+                relation,
+                ", ".join(f"{r} {n}" for r, n in zip(reasons["reason"], reasons["n"])) or "no claim of the relation",
+            )
+    if facts.empty:
+        totals = dropped.groupby("reason")["n"].sum()
+        raise KnowprobeError(
+            "T-REx-train is empty for every relation (dropped: "
+            + (", ".join(f"{r} {n}" for r, n in totals.items()) or "no claims of the relations")
+            + "): mining and selection would run on nothing"
+        )
+
+
 def statistics(facts: pd.DataFrame) -> pd.DataFrame:
     """LPAQA's Table 1 per relation: pairs, unique subjects (by label), unique objects, object entropy (nats)."""
     rows = []
