@@ -382,3 +382,28 @@ def test_dependency_mining_with_a_trained_pipeline_on_the_demo(demo):
     normalised = merged["template"].str.replace(r"\s+", " ", regex=True).str.replace(r"\s*\.$", "", regex=True)
     assert not merged.assign(normalised=normalised).duplicated(["relation", "normalised"]).any()
     assert merged["source"].eq("dep+mid").any()
+
+
+def test_empty_matches_and_empty_mined_prompts_warn_per_relation_and_stop_when_all_are(caplog):
+    """Issue 16 item 6: an empty stage passed with INFO lines only."""
+    coverage = pd.DataFrame(
+        {"relation": ["P19", "P36"], "facts": [3, 4], "facts_with_sentence": [2, 0], "sentences": [5, 0]}
+    )
+    with caplog.at_level("WARNING"):
+        mining.check_matches(coverage, 7)
+    assert "P36: no sentence mentions both ends of any of its 4 T-REx-train facts" in caplog.text
+    with pytest.raises(
+        KnowprobeError, match="no Wikipedia sentence mentions both the subject and the object of any of the 7"
+    ):
+        mining.check_matches(coverage.assign(facts_with_sentence=0, sentences=0), 7)
+    matches = pd.DataFrame({"relation": ["P19", "P36", "P36"]})
+    drops = pd.DataFrame([("P36", "mid", "too_long", 2)], columns=["relation", "kind", "reason", "n"])
+    mined = pd.DataFrame({"relation": ["P19"], "template": ["[X] was born in [Y] ."]})
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        mining.check_mined(mined, matches, drops)
+    assert "P36: no mined prompt from its 2 matched sentences (dropped: mid:too_long 2)" in caplog.text
+    with pytest.raises(
+        KnowprobeError, match=r"no prompt mined from 3 matched sentences \(dropped: \{'mid:too_long': 2\}\)"
+    ):
+        mining.check_mined(mined.iloc[:0], matches, drops)

@@ -3,7 +3,7 @@
 import pandas as pd
 
 from knowprobe import contracts
-from knowprobe.io import KnowprobeError, rule_logging, write_csv, write_text
+from knowprobe.io import rule_logging, write_csv, write_text
 from knowprobe.lpaqa import distant, mining
 from knowprobe.tables import to_markdown
 
@@ -14,13 +14,7 @@ with rule_logging(snakemake.log[0]) as log:
     facts = contracts.read(snakemake.input.facts, contracts.FACTS)
     covered = distant.coverage(facts, matches)
     write_csv(covered, snakemake.output.coverage)
-    for row in covered[covered["facts_with_sentence"] == 0].itertuples():
-        log.warning("%s: no sentence mentions both ends of any of its %d T-REx-train facts", row.relation, row.facts)
-    if matches.empty:
-        raise KnowprobeError(
-            f"no Wikipedia sentence mentions both the subject and the object of any of the {len(facts)} "
-            "T-REx-train facts: is the Wikipedia dump the right one, and are the entities' labels English?"
-        )
+    mining.check_matches(covered, len(facts))
     nlp = None
     if snakemake.params.dependency:
         if snakemake.params.gpu:
@@ -46,19 +40,7 @@ with rule_logging(snakemake.log[0]) as log:
         snakemake.params.top,
         mining.drop_totals(dropped) or "none",
     )
-    for relation in sorted(set(matches["relation"]) - set(mine["relation"])):
-        reasons = dropped[dropped["relation"] == relation]
-        log.warning(
-            "%s: no mined prompt from its %d matched sentences (dropped: %s)",
-            relation,
-            int((matches["relation"] == relation).sum()),
-            ", ".join(f"{k}:{r} {n}" for k, r, n in zip(reasons["kind"], reasons["reason"], reasons["n"])),
-        )
-    if mine.empty:
-        raise KnowprobeError(
-            f"no prompt mined from {len(matches)} matched sentences (dropped: {mining.drop_totals(dropped)}); "
-            "see mining.max_words and the sentences in results/lpaqa/mining/matches.parquet"
-        )
+    mining.check_mined(mine, matches, dropped)
     contracts.write(matches, snakemake.output.matches, contracts.MATCHES)
     contracts.write(ranked, snakemake.output.ranked, contracts.MINED)
     write_csv(dropped, snakemake.output.dropped)

@@ -208,3 +208,33 @@ def mine(
 def drop_totals(drops: pd.DataFrame) -> dict[str, int]:
     """``kind:reason`` → count over all relations."""
     return {f"{k}:{r}": int(n) for (k, r), n in drops.groupby(["kind", "reason"])["n"].sum().items()}
+
+
+def check_matches(coverage: pd.DataFrame, facts: int) -> None:
+    """A WARNING for each relation none of whose facts a sentence mentions; an error when no
+    relation has a matched sentence (``coverage``: ``distant.coverage``'s table)."""
+    for row in coverage[coverage["facts_with_sentence"] == 0].itertuples():
+        log.warning("%s: no sentence mentions both ends of any of its %d T-REx-train facts", row.relation, row.facts)
+    if int(coverage["sentences"].sum()) == 0:
+        raise KnowprobeError(
+            f"no Wikipedia sentence mentions both the subject and the object of any of the {facts} "
+            "T-REx-train facts: is the Wikipedia dump the right one, and are the entities' labels English?"
+        )
+
+
+def check_mined(mined: pd.DataFrame, matches: pd.DataFrame, drops: pd.DataFrame) -> None:
+    """A WARNING for each relation with matched sentences but no mined prompt, with the drop
+    counts by reason; an error when no relation has one."""
+    for relation in sorted(set(matches["relation"]) - set(mined["relation"])):
+        reasons = drops[drops["relation"] == relation]
+        log.warning(
+            "%s: no mined prompt from its %d matched sentences (dropped: %s)",
+            relation,
+            int((matches["relation"] == relation).sum()),
+            ", ".join(f"{k}:{r} {n}" for k, r, n in zip(reasons["kind"], reasons["reason"], reasons["n"])),
+        )
+    if mined.empty:
+        raise KnowprobeError(
+            f"no prompt mined from {len(matches)} matched sentences (dropped: {drop_totals(drops)}); "
+            "see mining.max_words and the sentences in results/lpaqa/mining/matches.parquet"
+        )
