@@ -10,6 +10,8 @@ from spacy.vocab import Vocab
 from knowprobe.io import KnowprobeError
 from knowprobe.lpaqa import distant, mining
 
+from conftest import ROOT
+
 STOP = frozenset(STOP_WORDS)
 
 
@@ -382,6 +384,18 @@ def test_dependency_mining_with_a_trained_pipeline_on_the_demo(demo):
     normalised = merged["template"].str.replace(r"\s+", " ", regex=True).str.replace(r"\s*\.$", "", regex=True)
     assert not merged.assign(normalised=normalised).duplicated(["relation", "normalised"]).any()
     assert merged["source"].eq("dep+mid").any()
+    # the rows and counts docs/lpaqa.md quotes from such a run
+    docs = (ROOT / "docs/lpaqa.md").read_text()
+    block = docs.split("<!-- demo-dependency-mining")[1].split("<!-- /demo-dependency-mining -->")[0]
+    quoted = [
+        [cell.strip() for cell in line.strip("|").split("|")][:4]
+        for line in block.splitlines()
+        if line.startswith("| P")
+    ]
+    rows = {(r, t, s_, str(f)) for r, t, s_, f in merged[["relation", "template", "source", "frequency"]].values}
+    assert quoted and all(tuple(row) in rows for row in quoted), quoted
+    assert (len(merged), int(merged["source"].eq("dep+mid").sum())) == (61, 54)
+    assert "holds 61 templates" in docs and "54 of them were found by both sources" in docs
 
 
 def test_empty_matches_and_empty_mined_prompts_warn_per_relation_and_stop_when_all_are(caplog):
