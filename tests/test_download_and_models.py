@@ -91,8 +91,10 @@ def test_unpack_lama_finds_the_data_folder(tmp_path):
 
 def test_models_that_cannot_be_loaded_are_named(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    with pytest.raises(KnowprobeError, match="model 'no-such-org/no-such-model' .* cannot be fetched"):
-        models.download_hub_model("no-such-org/no-such-model", "main", tmp_path / "m")
+    with pytest.raises(KnowprobeError, match="model 'no-such-org/no-such-model' .* cannot be fetched") as error:
+        models.download_hub_model("no-such-org/no-such-model", "main", tmp_path / "m", name="mine")
+    # the way to a local copy is named; offline is no reason to wait and try again
+    assert "set models.mine.path to its directory" in str(error.value) and "\n" not in str(error.value)
     with pytest.raises(KnowprobeError, match=f"{tmp_path}: cannot load a tokenizer"):
         models.load_tokenizer(tmp_path, "masked")
     with pytest.raises(KnowprobeError, match=f"{tmp_path}: cannot load a masked language model"):

@@ -8,7 +8,8 @@ rule download_model:
         directory("resources/models/{model}"),
     log:
         "logs/download/model_{model}.log",
-    retries: 2
+    # no rule retries: download_hub_model tries a lost connection again itself, and a model the
+    # hub does not have (or no network) is one message, printed once
     conda:
         "../../envs/probe.yaml"
     params:

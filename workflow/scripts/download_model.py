@@ -4,4 +4,6 @@ from knowprobe.io import rule_logging
 from knowprobe.models import download_hub_model
 
 with rule_logging(snakemake.log[0]):
-    download_hub_model(snakemake.params.hub_id, snakemake.params.revision, snakemake.output[0])
+    download_hub_model(
+        snakemake.params.hub_id, snakemake.params.revision, snakemake.output[0], name=snakemake.wildcards.model
+    )

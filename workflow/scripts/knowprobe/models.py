@@ -19,16 +19,34 @@ log = logging.getLogger(__name__)
 HUB_PATTERNS = ["*.json", "*.txt", "*.model", "*.spm", "*.safetensors", "merges.txt", "vocab.*"]
 
 
-def download_hub_model(hub_id: str, revision: str, dest: str | Path) -> Path:
-    from huggingface_hub import list_repo_files, snapshot_download
+def download_hub_model(hub_id: str, revision: str, dest: str | Path, name: str | None = None, tries: int = 3) -> Path:
+    """Fetch a hub model's files into ``dest``. A connection error is tried again (``tries`` in
+    all, waiting longer each time); a model the hub does not have, or no network allowed
+    (HF_HUB_OFFLINE), is one error at once, naming the way to use a local copy: the rule itself is
+    not retried, so the message is printed once."""
+    import time
 
-    try:
-        files = list_repo_files(hub_id, revision=revision)
-    except Exception as error:  # the hub client raises many error types; all mean "cannot load"
-        raise KnowprobeError(
-            f"model {hub_id!r} (revision {revision}) cannot be fetched from the hub: "
-            f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
-        ) from None
+    from huggingface_hub import list_repo_files, snapshot_download
+    from huggingface_hub.errors import OfflineModeIsEnabled
+
+    for attempt in range(1, tries + 1):
+        try:
+            files = list_repo_files(hub_id, revision=revision)
+            break
+        except Exception as error:  # the hub client raises many error types; all mean "cannot load"
+            transient = isinstance(error, (ConnectionError, TimeoutError, OSError)) and not isinstance(
+                error, OfflineModeIsEnabled
+            )
+            if transient and attempt < tries:
+                log.warning("hub unreachable (%s); trying again in %d s", type(error).__name__, 10 * attempt)
+                time.sleep(10 * attempt)
+                continue
+            key = f"models.{name}.path" if name else "the model's path"
+            raise KnowprobeError(
+                f"model {hub_id!r} (revision {revision}) cannot be fetched from the hub: "
+                f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}; "
+                f"to use a local copy, set {key} to its directory (save_pretrained layout) instead of hub_id"
+            ) from None
     patterns = list(HUB_PATTERNS)
     if not any(name.endswith(".safetensors") for name in files):
         patterns.append("pytorch_model*.bin")
