@@ -315,6 +315,11 @@ def test_a_study_runs_alone_from_its_target(tmp_path):
         (lambda c: c["models"]["tiny-demo-bert"].update(train=5), "config models.tiny-demo-bert.train: 5 is not any"),
         (lambda c: c["stest"].update(few_shot={"k": 0}), "config stest.few_shot.k: 0 is less than the minimum"),
         (lambda c: c["stest"].update(models=["nobody"]), "config stest.models: 'nobody' is not a key of models"),
+        # issue 18: the full run would stop at mining after ~165 GB of downloads; now before anything
+        (
+            lambda c: c["lpaqa"]["mining"].update(dependency=True, spacy_model="en_core_web_nothere"),
+            "config lpaqa.mining.spacy_model: spaCy pipeline 'en_core_web_nothere' is not installed",
+        ),
     ],
 )
 def test_config_mistakes_fail_before_anything_runs(tmp_path, edit_config, message):

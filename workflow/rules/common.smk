@@ -125,6 +125,14 @@ def model_input(wildcards):
     return model_dir(wildcards.model)
 
 
+def dry_run():
+    """Whether this is a dry run (-n), which only shows the plan: checks of what the jobs will
+    need warn then instead of stopping it. Snakemake's own flag is not always set while the
+    Snakefile is read, so the command line is read as well."""
+    short = [arg for arg in sys.argv[1:] if arg.startswith("-") and not arg.startswith("--")]
+    return bool(workflow.dryrun) or "--dry-run" in sys.argv or "--dryrun" in sys.argv or any("n" in a for a in short)
+
+
 def figure(stem, caption, category, subcategory=None, labels=None):
     """A figure's outputs: STEM.png, shown in the HTML report, and STEM.svg for papers."""
     png = report(f"{stem}.png", caption=caption, category=category, subcategory=subcategory, labels=labels)

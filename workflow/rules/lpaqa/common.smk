@@ -217,6 +217,32 @@ if LPAQA["wikipedia"]["path"] is not None and LPAQA["wikipedia"]["index"] is Non
         "config lpaqa.wikipedia.chunks: a dump without a multistream index (lpaqa.wikipedia.index) has no chunk "
         "boundaries; set lpaqa.wikipedia.chunks: 1 or give the index"
     )
+
+
+def spacy_pipeline_missing(name):
+    """Whether the spaCy pipeline of mining.spacy_model can be loaded here (a package's import
+    name, or a directory); under --sdm conda the mining env is where it must be, not here."""
+    import importlib.util
+    from snakemake.settings.types import DeploymentMethod
+
+    if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method or Path(name).is_dir():
+        return False
+    return importlib.util.find_spec(name) is None
+
+
+# Dependency mining needs a trained pipeline that nothing installs: a run that would stop at
+# mining after the downloads and the dump parsing stops before anything instead (a dry run warns)
+if "lpaqa" in config["studies"] and MINED_SETS and LPAQA["mining"]["dependency"]:
+    pipeline = LPAQA["mining"]["spacy_model"]
+    if spacy_pipeline_missing(pipeline):
+        message = (
+            f"config lpaqa.mining.spacy_model: spaCy pipeline {pipeline!r} is not installed, and dependency mining "
+            f"needs it: python -m spacy download {pipeline} (offline: pip install its wheel), "
+            "or set lpaqa.mining.dependency: false"
+        )
+        if not dry_run():
+            raise WorkflowError(message)
+        logger.warning(f"warning: {message}")
 if MINED_SETS and LPAQA["trex_train"]["source"] == "none":
     raise WorkflowError(
         f"config lpaqa.prompt_sets: {', '.join(MINED_SETS)} need T-REx-train (lpaqa.trex_train.source is none)"
