@@ -376,3 +376,11 @@ def test_wikidata_download_rule_verifies_the_checksum(tmp_path, mirror):
     result = snakemake(project, target, "--configfile", "mirror.yaml", check=False)
     assert result.returncode != 0
     assert "does not match" in result.stderr and not (project / target).exists()
+
+
+def test_gitignore_covers_every_download_directory():
+    """Issue 18: downloads (dumps, models, releases) must never show up in `git status`."""
+    rules_text = "\n".join(path.read_text() for path in (ROOT / "workflow/rules").rglob("*.smk"))
+    directories = set(re.findall(r'"(resources/[a-z_]+)/', rules_text)) - {"resources/papers"}  # ours, tracked
+    ignored = {line.strip().rstrip("/") for line in (ROOT / ".gitignore").read_text().splitlines()}
+    assert directories and directories <= ignored, sorted(directories - ignored)
