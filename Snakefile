@@ -47,3 +47,4 @@ rule all:
     default_target: True
     input:
         [output for study in config["studies"] for output in STUDY_OUTPUTS[study]()],
+        rules.record_config.output,

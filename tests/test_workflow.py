@@ -211,6 +211,18 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
     assert planned_jobs(project, "--configfile", fewer_b) == {**SELECTION_AND_AFTER, "lpaqa_backward": 4}
 
 
+def test_a_report_of_other_results_than_its_configs_is_refused(demo):
+    """Issue 18: a report built without the run's --configfile exited 0 with 215 "Missing
+    metadata" warnings and labelled the demo's numbers with config.yaml's models."""
+    assert (demo / "results/config.yaml").is_file()
+    result = snakemake(demo, "--report", "other.html", check=False)
+    assert result.returncode != 0 and not (demo / "other.html").exists()
+    assert (
+        "results/config.yaml: the results here come from another config (models: tiny-demo-bert"
+        in result.stderr + result.stdout
+    )
+
+
 def test_report_groups_results_by_study_and_shows_the_figures(demo):
     snakemake(demo, *DEMO, "--report", "report.html")
     html = (demo / "report.html").read_text(errors="replace")
@@ -275,7 +287,7 @@ def test_a_study_runs_alone_from_its_target(tmp_path):
         "lpaqa_manual_prompts",
     }
     everything = dry_run_counts(project, *DEMO)
-    assert everything.pop("all") == "1"
+    assert everything.pop("all") == "1" and everything.pop("record_config") == "1"  # the run's config, for the report
     # shared jobs (the Wikidata parse, the demo models: LPAQA trains only the masked ones) counted once
     rules = (set(alone["lpaqa"]) | set(alone["stest"])) - {"total"}
     union = {r: str(max(int(alone[s].get(r, 0)) for s in alone)) for r in rules}

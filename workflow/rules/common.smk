@@ -25,6 +25,22 @@ except KnowprobeError as error:
 
 MODELS = list(config["models"])
 
+# The resolved config of the run whose results lie in results/ (rule record_config): a report
+# built with another config would describe other models and settings than the results it shows.
+RUN_CONFIG = "results/config.yaml"
+if "--report" in sys.argv and Path(RUN_CONFIG).is_file():
+    import json
+
+    import yaml
+
+    recorded = yaml.safe_load(Path(RUN_CONFIG).read_text(encoding="utf-8"))
+    if json.dumps(recorded, sort_keys=True) != json.dumps(config, sort_keys=True, default=str):
+        names = ", ".join((recorded or {}).get("models", {})) or "?"
+        raise WorkflowError(
+            f"{RUN_CONFIG}: the results here come from another config (models: {names}); "
+            "build the report with that run's --configfile"
+        )
+
 
 # Path segments are names, never several directories: a model, dataset or prompt set name cannot
 # swallow a "/" and make two patterns match one file.
