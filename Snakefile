@@ -48,3 +48,14 @@ rule all:
     input:
         [output for study in config["studies"] for output in STUDY_OUTPUTS[study]()],
         rules.record_config.output,
+
+
+# where to look, once a run has finished (not after a dry run)
+onsuccess:
+    configfiles = [f"--configfile {path}" for path in workflow.overwrite_configfiles]
+    print(
+        "knowprobe: done. Tables and figures: "
+        + ", ".join(f"results/{study}/tables, results/{study}/figures" for study in config["studies"])
+        + "; a log per job under logs/; the HTML report: snakemake --report report.html "
+        + " ".join(configfiles)
+    )

@@ -38,3 +38,19 @@ def test_a_failed_write_leaves_nothing(tmp_path):
         tmp.write_text("half")
         raise RuntimeError("killed")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_progress_bars_write_a_line_per_update_to_the_log(tmp_path):
+    """Issue 18: the training's progress sat in its log as one line of carriage returns."""
+    from knowprobe.io import progress, rule_logging
+
+    log_file = tmp_path / "job.log"
+    with rule_logging(log_file) as log:
+        with progress(range(3), desc="train", mininterval=0) as bar:
+            for _ in bar:
+                log.info("step")
+    text = log_file.read_text()
+    assert "\r" not in text
+    lines = text.splitlines()
+    assert sum("train:" in line for line in lines) >= 3 and "" not in lines
+    assert any(line.startswith("train: 100%") for line in lines)

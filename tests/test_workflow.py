@@ -81,7 +81,10 @@ def test_interrupted_run_resumes_and_gives_identical_tables(demo, tmp_path):
     assert process.wait(timeout=120) != 0, output.read_text()[-3000:]
     assert not (project / "results/models/tiny-demo-bert/config.json").exists(), "a half-trained model was left"
     assert not (project / "results/lpaqa/tables").exists()
-    snakemake(project, target, "results/stest/tables/p_r.csv", *DEMO, "--cores", "1")
+    resumed = snakemake(project, target, "results/stest/tables/p_r.csv", *DEMO, "--cores", "1")
+    # the end of a run says where the results are; no "Shell command: None" per job
+    said = resumed.stdout + resumed.stderr
+    assert "knowprobe: done. Tables and figures: results/lpaqa/tables" in said and "Shell command" not in said
     assert read_tables(project) == read_tables(demo)  # also: two runs from scratch agree exactly
     for name in stest_tables:
         assert (project / "results/stest/tables" / name).read_bytes() == (

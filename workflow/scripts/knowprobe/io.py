@@ -94,6 +94,47 @@ def read_jsonl(path: str | os.PathLike, required: tuple[str, ...] = ()) -> Itera
             yield number, record
 
 
+class LineLog:
+    """A log file as progress bars write to it: each carriage return (the bar drawn again) starts
+    a new line instead, so that a log holds one line per update, not one line of returns."""
+
+    def __init__(self, handle):
+        self.handle, self.at_line_start = handle, True
+
+    def write(self, text: str) -> int:
+        text = text.replace("\r", "\n")
+        while "\n\n" in text:
+            text = text.replace("\n\n", "\n")
+        if self.at_line_start:
+            text = text.lstrip("\n")
+        if text:
+            self.handle.write(text)
+            self.at_line_start = text.endswith("\n")
+        return len(text)
+
+    def flush(self) -> None:
+        self.handle.flush()
+
+    def __getattr__(self, name):
+        return getattr(self.handle, name)
+
+    def records(self):
+        """A stream for the logging handler: each record starts on a line of its own, also after
+        a progress bar's line, which ends without a newline until the bar is drawn again."""
+        log = self
+
+        class Records:
+            def write(self, text: str) -> int:
+                if not log.at_line_start:
+                    log.write("\n")
+                return log.write(text)
+
+            def flush(self) -> None:
+                log.flush()
+
+        return Records()
+
+
 @contextlib.contextmanager
 def rule_logging(log_path: str | os.PathLike) -> Iterator[logging.Logger]:
     """Send logging, warnings and progress bars of a rule to its log file.
@@ -105,14 +146,15 @@ def rule_logging(log_path: str | os.PathLike) -> Iterator[logging.Logger]:
     log_path.parent.mkdir(parents=True, exist_ok=True)
     console = sys.stderr
     with log_path.open("w", encoding="utf-8", buffering=1) as handle:
-        handler = logging.StreamHandler(handle)
+        lines = LineLog(handle)
+        handler = logging.StreamHandler(lines.records())
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%H:%M:%S"))
         root = logging.getLogger()
         root.addHandler(handler)
         root.setLevel(logging.INFO)
         logging.captureWarnings(True)
         old_stderr = sys.stderr
-        sys.stderr = handle  # tqdm and library warnings write here
+        sys.stderr = lines  # tqdm and library warnings write here, a line per update
         try:
             yield log
         except KnowprobeError as error:
