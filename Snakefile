@@ -47,7 +47,12 @@ rule all:
     default_target: True
     input:
         [output for study in config["studies"] for output in STUDY_OUTPUTS[study]()],
-        rules.record_config.output,
+
+
+# the resolved config of the run whose results are in results/ (RUN_CONFIG, in common.smk), which
+# a report is held to; written as a run starts jobs (never by a dry run)
+onstart:
+    record_run_config()
 
 
 # where to look, once a run has finished (not after a dry run)

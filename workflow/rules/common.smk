@@ -25,7 +25,7 @@ except KnowprobeError as error:
 
 MODELS = list(config["models"])
 
-# The resolved config of the run whose results lie in results/ (rule record_config): a report
+# The resolved config of the run whose results lie in results/ (written as a run starts): a report
 # built with another config would describe other models and settings than the results it shows.
 RUN_CONFIG = "results/config.yaml"
 if "--report" in sys.argv and Path(RUN_CONFIG).is_file():
@@ -141,12 +141,44 @@ def model_input(wildcards):
     return model_dir(wildcards.model)
 
 
+# Snakemake invocations that run no job: a dry run, the linter, reports, graphs, summaries, lists
+PLANNING_FLAGS = (
+    "--dry-run",
+    "--dryrun",
+    "--lint",
+    "--report",
+    "--dag",
+    "--rulegraph",
+    "--filegraph",
+    "--d3dag",
+    "--summary",
+    "--detailed-summary",
+    "--list-rules",
+    "--list",
+    "--list-target-rules",
+    "--unlock",
+    "--cleanup-metadata",
+    "--list-changes",
+    "--containerize",
+)
+
+
+def record_run_config():
+    """Write the run's resolved config to RUN_CONFIG (keys sorted, atomically)."""
+    import yaml
+    from knowprobe.io import write_text
+
+    write_text(yaml.safe_dump(settings(config), sort_keys=True, allow_unicode=True), RUN_CONFIG)
+
+
 def dry_run():
-    """Whether this is a dry run (-n), which only shows the plan: checks of what the jobs will
-    need warn then instead of stopping it. Snakemake's own flag is not always set while the
-    Snakefile is read, so the command line is read as well."""
-    short = [arg for arg in sys.argv[1:] if arg.startswith("-") and not arg.startswith("--")]
-    return bool(workflow.dryrun) or "--dry-run" in sys.argv or "--dryrun" in sys.argv or any("n" in a for a in short)
+    """Whether this invocation runs no job (a dry run, the linter, a report, ...): checks of
+    what the jobs will need warn then instead of stopping it. Snakemake's own dry-run flag is
+    not always set while the Snakefile is read, so the command line is read as well."""
+    args = sys.argv[1:]
+    short = [arg for arg in args if arg.startswith("-") and not arg.startswith("--")]
+    planning = any(arg.split("=")[0] in PLANNING_FLAGS or arg.startswith("--list") for arg in args)
+    return bool(workflow.dryrun) or planning or any("n" in arg for arg in short)
 
 
 def figure(stem, caption, category, subcategory=None, labels=None):

@@ -37,23 +37,3 @@ rule train_demo_model:
         settings=lambda wildcards: settings(config["models"][wildcards.model]["train"]),
     script:
         "../scripts/train_demo_model.py"
-
-
-# the run's resolved config, which the report is held to (RUN_CONFIG in common.smk)
-rule record_config:
-    input:
-        code=code("record_config"),
-    output:
-        RUN_CONFIG,
-    log:
-        "logs/record_config.log",
-    conda:
-        "../../envs/lama.yaml"
-    params:
-        config=settings(config),
-    script:
-        "../scripts/record_config.py"
-
-
-localrules:
-    record_config,
