@@ -72,27 +72,35 @@ def relations_of(pr: pd.DataFrame, paper: dict) -> list[str]:
     return sorted(present, key=lambda r: (order.index(r) if r in order else len(order), r)) + [AVERAGE]
 
 
+def reported_of(table: dict, row: ModelRow, *keys: str) -> dict:
+    """The paper's numbers of a row by relation (``keys`` lead to them under its model), or none."""
+    numbers = table["models"].get(row.paper, {}) if row.paper else {}
+    for key in keys:
+        numbers = numbers.get(key, {})
+    return numbers
+
+
+def per_relation(pr, row: ModelRow, paper: dict, reported: dict, measure: str, method: str, /, **columns) -> list[dict]:
+    """A row's cells, one per relation and the average: ours for its model, measure and method
+    beside ``reported`` (the paper's numbers by relation), with ``columns`` naming the row."""
+    return [
+        {
+            "model": row.label,
+            **columns,
+            "relation": relation_label(relation, paper),
+            **beside(_value(pr, row, measure, method, relation), reported.get(relation)),
+        }
+        for relation in relations_of(pr, paper)
+    ]
+
+
 def table2(pr: pd.DataFrame, rows: list[ModelRow], paper: dict) -> pd.DataFrame:
     """Specificity with vanilla prompts, per model and relation, and the paper's human bound."""
     table, out = paper["table2"], []
     for row in rows:
-        for relation in relations_of(pr, paper):
-            reported = table["models"].get(row.paper, {}).get(relation) if row.paper else None
-            out.append(
-                {
-                    "model": row.label,
-                    "relation": relation_label(relation, paper),
-                    **beside(_value(pr, row, "specificity", "VP", relation), reported),
-                }
-            )
-    for relation in relations_of(pr, paper):
-        out.append(
-            {
-                "model": "Human Bound (paper)",
-                "relation": relation_label(relation, paper),
-                **beside(None, table["human"].get(relation)),
-            }
-        )
+        out += per_relation(pr, row, paper, reported_of(table, row), "specificity", "VP")
+    human = ModelRow("Human Bound (paper)", None, None, None)
+    out += per_relation(pr, human, paper, table["human"], "specificity", "VP")
     return pd.DataFrame(out)
 
 
@@ -103,16 +111,8 @@ def table3(pr: pd.DataFrame, rows: list[ModelRow], paper: dict) -> pd.DataFrame:
         measures = ["Naturalness"] if row.mode == "sentence" else ["Naturalness", "Relatedness"]
         for measure in measures:
             method = "-" if measure == "Relatedness" else "VP"
-            for relation in relations_of(pr, paper):
-                reported = table["models"].get(row.paper, {}).get(measure, {}).get(relation) if row.paper else None
-                out.append(
-                    {
-                        "model": row.label,
-                        "measure": measure,
-                        "relation": relation_label(relation, paper),
-                        **beside(_value(pr, row, measure.lower(), method, relation), reported),
-                    }
-                )
+            reported = reported_of(table, row, measure)
+            out += per_relation(pr, row, paper, reported, measure.lower(), method, measure=measure)
     return pd.DataFrame(out)
 
 
@@ -121,16 +121,7 @@ def table5(pr: pd.DataFrame, rows: list[ModelRow], paper: dict) -> pd.DataFrame:
     table, out = paper["table5"], []
     for row in rows:
         for method in ("VP", "FP", "CP"):
-            for relation in relations_of(pr, paper):
-                reported = table["models"].get(row.paper, {}).get(method, {}).get(relation) if row.paper else None
-                out.append(
-                    {
-                        "model": row.label,
-                        "method": method,
-                        "relation": relation_label(relation, paper),
-                        **beside(_value(pr, row, "specificity", method, relation), reported),
-                    }
-                )
+            out += per_relation(pr, row, paper, reported_of(table, row, method), "specificity", method, method=method)
     return pd.DataFrame(out)
 
 
@@ -141,7 +132,7 @@ def table6(pr: pd.DataFrame, rows: list[ModelRow], paper: dict) -> pd.DataFrame:
         for measure in ("Naturalness", "Specificity"):
             name = f"{measure} w/ {method}"
             for row in rows:
-                reported = table["models"].get(row.paper, {}).get(name) if row.paper else None
+                reported = reported_of(table, row).get(name)
                 out.append(
                     {
                         "row": name,
