@@ -8,14 +8,18 @@ anything works on a copy of the project in a temporary directory, so the checkou
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import fnmatch
 import itertools
 import os
+import pty
 import re
 import shutil
 import signal
+import struct
 import subprocess
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -413,6 +417,44 @@ def test_config_mistakes_fail_before_anything_runs(tmp_path, edit_config, messag
     # one line naming the key, with Snakemake's few lines of where (never the schema or the config)
     assert len((result.stdout + result.stderr).strip().splitlines()) <= 6, result.stdout + result.stderr
     assert not (project / "results").exists()
+
+
+def run_in_terminal(cwd: Path, *args: str) -> str:
+    """Snakemake's output when its stdout and stderr are a terminal (a pseudo-terminal, 120 columns)."""
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "snakemake", "--cores", "2", *args],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=follower,
+        stderr=follower,
+        env={**os.environ, "HF_HUB_OFFLINE": "1", "TERM": "xterm-256color", "COLUMNS": "120"},
+    )
+    os.close(follower)
+    chunks = []
+    with contextlib.suppress(OSError):  # EIO once the last writer is gone
+        while chunk := os.read(leader, 65536):
+            chunks.append(chunk)
+    os.close(leader)
+    assert process.wait(timeout=300) == 0, b"".join(chunks).decode(errors="replace")[-4000:]
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", b"".join(chunks).decode(errors="replace"))
+
+
+def test_a_terminal_shows_the_runs_progress_and_a_file_gets_one_line_per_event(tmp_path):
+    """Issue 18: the terminal showed nothing but Snakemake's "N of M steps" between jobs. In a
+    terminal the default profile turns on snakemake-logger-plugin-rich's live display; output
+    into a file or a pipe keeps Snakemake's plain lines (what the tests and SLURM's job logs read)."""
+    pytest.importorskip("snakemake_logger_plugin_rich")
+    project = copy_project(tmp_path)
+    target = "results/lpaqa/prompts/manual.parquet"
+    shown = run_in_terminal(project, target, *DEMO)
+    assert "Workflow Progress" in shown and "Total Progress" in shown and "lpaqa manual prompts" in shown
+    assert "Workflow Finished" in shown and "localrule lpaqa_manual_prompts:" not in shown
+    piped = snakemake(project, target, "--forcerun", "lpaqa_manual_prompts", *DEMO)  # targets before --forcerun
+    assert executed_rules(piped) == {"lpaqa_manual_prompts"}
+    assert "Workflow Progress" not in piped.stdout + piped.stderr
+    assert "1 of 1 steps (100%) done" in piped.stderr
 
 
 def test_slurm_profile_sends_gpu_rules_to_gpu_nodes(tmp_path):
