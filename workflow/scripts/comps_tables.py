@@ -7,8 +7,8 @@ import pandas as pd
 
 from knowprobe import contracts
 from knowprobe.comps import tables
-from knowprobe.io import rule_logging, write_csv, write_text
-from knowprobe.tables import load_paper, to_latex, to_markdown
+from knowprobe.io import rule_logging
+from knowprobe.tables import load_paper, write_table
 
 with rule_logging(snakemake.log[0]) as log:
     paper = load_paper(snakemake.input.paper)
@@ -17,10 +17,8 @@ with rule_logging(snakemake.log[0]) as log:
     models = pd.DataFrame([json.loads(open(p, encoding="utf-8").read()) for p in snakemake.input.models])
     pairs = tables.scored(scores, stimuli)
 
-    def save(name, long, wide, caption):
-        write_csv(long, snakemake.output[f"{name}_csv"])
-        write_text(f"{caption}\n\n" + to_markdown(wide), snakemake.output[f"{name}_md"])
-        write_text(to_latex(wide, caption=caption), snakemake.output[f"{name}_tex"])
+    def save(name, long, layout, caption):
+        write_table(snakemake.output, name, long, layout, caption)
 
     sources = {"knowprobe (built)": snakemake.input.built, "released": snakemake.input.released}
     found = {name: contracts.read(path, contracts.COMPS_STIMULI) for name, path in sources.items() if path}

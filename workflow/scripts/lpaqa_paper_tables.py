@@ -4,9 +4,9 @@ numbers with the difference (Markdown and LaTeX in the paper's layout, CSV in lo
 import pandas as pd
 
 from knowprobe import contracts
-from knowprobe.io import rule_logging, write_csv, write_text
+from knowprobe.io import rule_logging
 from knowprobe.lpaqa import paper
-from knowprobe.tables import to_latex, to_markdown
+from knowprobe.tables import write_table
 
 
 def read_all(paths, contract):
@@ -25,9 +25,7 @@ with rule_logging(snakemake.log[0]) as log:
 
     def save(name, long, grid, caption):
         """A table's CSV (long), Markdown and LaTeX (the paper's layout)."""
-        write_csv(long, snakemake.output[f"{name}_csv"])
-        write_text(f"{caption}\n\n" + to_markdown(grid), snakemake.output[f"{name}_md"])
-        write_text(to_latex(grid, caption=caption), snakemake.output[f"{name}_tex"])
+        write_table(snakemake.output, name, long, grid, caption)
         written.append(name)
 
     def missing(name, why):

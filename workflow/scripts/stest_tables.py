@@ -5,9 +5,9 @@ with the effect of the release's way of counting."""
 import pandas as pd
 
 from knowprobe import contracts
-from knowprobe.io import rule_logging, write_csv, write_text
+from knowprobe.io import rule_logging, write_csv
 from knowprobe.stest import metrics, paper
-from knowprobe.tables import grid, load_paper, to_latex, to_markdown
+from knowprobe.tables import grid, load_paper, write_table
 
 with rule_logging(snakemake.log[0]) as log:
     numbers = load_paper(snakemake.input.paper)
@@ -17,10 +17,8 @@ with rule_logging(snakemake.log[0]) as log:
     rows = paper.model_rows(dict(snakemake.params.models), numbers)
     note = " Cells: ours (the paper's, difference)."
 
-    def save(name, long, wide, caption):
-        write_csv(long, snakemake.output[f"{name}_csv"])
-        write_text(f"{caption}\n\n" + to_markdown(wide), snakemake.output[f"{name}_md"])
-        write_text(to_latex(wide, caption=caption), snakemake.output[f"{name}_tex"])
+    def save(name, long, layout, caption):
+        write_table(snakemake.output, name, long, layout, caption)
 
     sources = {"knowprobe (Wikidata)": snakemake.input.built, "released": snakemake.input.released}
     triples = {name: contracts.read(path, contracts.STEST_TRIPLES) for name, path in sources.items() if path}

@@ -13,7 +13,8 @@ import logging
 import os
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -91,6 +92,31 @@ def read_jsonl(path: str | os.PathLike, required: tuple[str, ...] = ()) -> Itera
             missing = [key for key in required if key not in record]
             if missing:
                 raise KnowprobeError(f"{path}:{number}: missing key {missing[0]!r}")
+            yield number, record
+
+
+def read_jsonl_lenient(
+    path: str | os.PathLike, problem: Callable[[dict], tuple[str, str] | None], rejects: Counter
+) -> Iterator[tuple[int, dict]]:
+    """Yield ``(line_number, record)`` for each line that is a JSON object passing ``problem``
+    (which gives ``(reason, message)`` for a record to leave out, else None). Lines left out are
+    counted in ``rejects`` by reason (``invalid_json`` for a line that is not a JSON object) and
+    logged as ``file:line: message``, never raised: for data whose bad lines are reported, not
+    fatal (a study's released files)."""
+    with Path(path).open(encoding="utf-8", errors="replace") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                record = None
+            found = problem(record) if isinstance(record, dict) else ("invalid_json", "not a JSON object")
+            if found is not None:
+                reason, message = found
+                rejects[reason] += 1
+                log.warning("%s:%d: %s; left out", path, number, message)
+                continue
             yield number, record
 
 

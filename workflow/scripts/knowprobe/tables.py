@@ -43,6 +43,17 @@ def to_latex(frame: pd.DataFrame, columns: list[str] | None = None, caption: str
     return "\n".join(lines) + "\n"
 
 
+def write_table(outputs, name: str, long: pd.DataFrame, layout: pd.DataFrame, caption: str) -> None:
+    """A result table as its rule's outputs ``{name}_csv``, ``{name}_md`` and ``{name}_tex``: the
+    CSV in long form (one row per number, for programs), Markdown and LaTeX in ``layout`` (the
+    paper's rows and columns, for people) under the caption."""
+    from knowprobe.io import write_csv, write_text
+
+    write_csv(long, outputs[f"{name}_csv"])
+    write_text(f"{caption}\n\n" + to_markdown(layout), outputs[f"{name}_md"])
+    write_text(to_latex(layout, caption=caption), outputs[f"{name}_tex"])
+
+
 def _cell(value) -> str:
     if value is pd.NA:  # a missing integer (pandas' nullable Int64)
         return "–"

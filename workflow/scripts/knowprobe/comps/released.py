@@ -10,7 +10,6 @@ A line that is not such a record is counted by file and reason and left out, nev
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 from collections import Counter
@@ -18,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..io import KnowprobeError
+from ..io import KnowprobeError, read_jsonl_lenient
 from .builder import STIMULUS_COLUMNS
 
 log = logging.getLogger(__name__)
@@ -57,9 +56,8 @@ def nonce_words(record: dict) -> str:
     return ""
 
 
-def problem(record) -> str | None:
-    if not isinstance(record, dict):
-        return "invalid_json"
+def problem(record: dict) -> str | None:
+    """Why a released line (a JSON object) is left out, or None."""
     if any(key not in record for key in ("id", *TEXT_FIELDS, "similarity")):
         return "missing_field"
     if not isinstance(record["id"], int) or isinstance(record["id"], bool):
@@ -74,32 +72,23 @@ def problem(record) -> str | None:
 
 def read_file(path: Path, subset: str) -> tuple[pd.DataFrame, Counter]:
     rows, rejects, ids = [], Counter(), set()
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                record = None
-            reason = problem(record)
-            if reason is None and record["id"] in ids:
-                reason = "duplicate_id"
-            if reason is not None:
-                rejects[reason] += 1
-                log.warning("%s:%d: %s; left out", path, number, REJECT_REASONS[reason])
-                continue
-            ids.add(record["id"])
-            similarity = record["similarity"]
-            rows.append(
-                {
-                    "subset": subset,
-                    **{key: record[key] for key in ("id", *TEXT_FIELDS)},
-                    "similarity": math.nan if similarity is None else float(similarity),
-                    "nonce_words": nonce_words(record),
-                    "origin": "released",
-                }
-            )
+
+    def check(record):
+        reason = problem(record) or ("duplicate_id" if record["id"] in ids else None)
+        return None if reason is None else (reason, REJECT_REASONS[reason])
+
+    for _, record in read_jsonl_lenient(path, check, rejects):
+        ids.add(record["id"])
+        similarity = record["similarity"]
+        rows.append(
+            {
+                "subset": subset,
+                **{key: record[key] for key in ("id", *TEXT_FIELDS)},
+                "similarity": math.nan if similarity is None else float(similarity),
+                "nonce_words": nonce_words(record),
+                "origin": "released",
+            }
+        )
     return pd.DataFrame(rows, columns=STIMULUS_COLUMNS), rejects
 
 

@@ -8,14 +8,13 @@ A line that is not such a record is counted by reason and left out, never a cras
 
 from __future__ import annotations
 
-import json
 import logging
 from collections import Counter
 from pathlib import Path
 
 import pandas as pd
 
-from ..io import KnowprobeError
+from ..io import KnowprobeError, read_jsonl_lenient
 from .builder import TRIPLE_COLUMNS
 
 log = logging.getLogger(__name__)
@@ -49,55 +48,40 @@ def relation_file(directory: str | Path, relation: str) -> Path:
 
 def read_relation(path: str | Path, relation: str) -> tuple[pd.DataFrame, Counter]:
     """The triples of one released file and the count of lines left out, by reason."""
+
+    def problem(record):
+        missing = [key for key in FIELDS if key not in record]
+        if missing:
+            return "missing_field", f"no {missing[0]!r}"
+        bad = [
+            key
+            for key, kind in FIELDS.items()
+            if not isinstance(record[key], kind)
+            or isinstance(record[key], bool)
+            or (kind is str and not record[key].strip())
+        ]
+        if bad:
+            return "bad_type", f"{bad[0]!r} is {record[bad[0]]!r}"
+        if record.get("predicate_id", relation) != relation:
+            return "wrong_relation", f"predicate_id {record['predicate_id']!r} in the file of {relation}"
+        return None
+
     rows, rejects = [], Counter()
-    with Path(path).open(encoding="utf-8", errors="replace") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                record = None
-            if not isinstance(record, dict):
-                rejects["invalid_json"] += 1
-                log.warning("%s:%d: not a JSON object; left out", path, number)
-                continue
-            missing = [key for key in FIELDS if key not in record]
-            if missing:
-                rejects["missing_field"] += 1
-                log.warning("%s:%d: no %r; left out", path, number, missing[0])
-                continue
-            bad = [
-                key
-                for key, kind in FIELDS.items()
-                if not isinstance(record[key], kind)
-                or isinstance(record[key], bool)
-                or (kind is str and not record[key].strip())
-            ]
-            if bad:
-                rejects["bad_type"] += 1
-                log.warning("%s:%d: %r is %r; left out", path, number, bad[0], record[bad[0]])
-                continue
-            if record.get("predicate_id", relation) != relation:
-                rejects["wrong_relation"] += 1
-                log.warning(
-                    "%s:%d: predicate_id %r in the file of %s; left out", path, number, record["predicate_id"], relation
-                )
-                continue
-            rows.append(
-                {
-                    "relation": relation,
-                    "sub_uri": record["sub_uri"],
-                    "sub_label": record["sub_label"],
-                    "fine_uri": record["obj_uri"],
-                    "fine_label": record["obj_label"],
-                    "fine_distance": float(record["obj_value"]),
-                    "coarse_uri": record["obj2_uri"],
-                    "coarse_label": record["obj2_label"],
-                    "coarse_distance": float(record["obj2_value"]),
-                    "origin": "released",
-                }
-            )
+    for _, record in read_jsonl_lenient(path, problem, rejects):
+        rows.append(
+            {
+                "relation": relation,
+                "sub_uri": record["sub_uri"],
+                "sub_label": record["sub_label"],
+                "fine_uri": record["obj_uri"],
+                "fine_label": record["obj_label"],
+                "fine_distance": float(record["obj_value"]),
+                "coarse_uri": record["obj2_uri"],
+                "coarse_label": record["obj2_label"],
+                "coarse_distance": float(record["obj2_value"]),
+                "origin": "released",
+            }
+        )
     return pd.DataFrame(rows, columns=TRIPLE_COLUMNS), rejects
 
 
