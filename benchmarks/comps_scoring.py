@@ -30,6 +30,8 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "workflow" / "scripts"))
 
+from _models import random_bert  # noqa: E402
+
 from knowprobe import demo_model  # noqa: E402
 from knowprobe.comps import builder, norms, probe, vectors, wordnet  # noqa: E402
 from knowprobe.scoring import CausalLM, MaskedLM, ScoringSettings  # noqa: E402
@@ -59,22 +61,14 @@ VOCAB_SIZES = {"masked": 28996, "causal": 50257}
 
 
 def build(kind: str, texts: list[str], layers: int, hidden: int):
-    from transformers import BertConfig, BertForMaskedLM, GPT2Config, GPT2LMHeadModel
+    from transformers import GPT2Config, GPT2LMHeadModel
 
     vocab_size = VOCAB_SIZES[kind]
     words = demo_model.build_vocab(texts)
+    if kind == "masked":
+        return random_bert(words, layers, hidden, vocab_size)
     vocab = words + [f"w{i}" for i in range(vocab_size - len(words))]
     torch.manual_seed(0)
-    if kind == "masked":
-        tokenizer = demo_model.make_tokenizer(vocab)
-        config = BertConfig(
-            vocab_size=vocab_size,
-            hidden_size=hidden,
-            num_hidden_layers=layers,
-            num_attention_heads=hidden // 64,
-            intermediate_size=4 * hidden,
-        )
-        return BertForMaskedLM(config).eval(), tokenizer
     tokenizer = demo_model.make_causal_tokenizer(vocab)
     config = GPT2Config(
         vocab_size=vocab_size,

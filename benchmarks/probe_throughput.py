@@ -26,6 +26,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow" / "scripts"))
 
+from _models import SPECIALS, random_bert  # noqa: E402
+
 from knowprobe.devices import resolve_dtype  # noqa: E402
 from knowprobe.prompts import fill_template  # noqa: E402
 from knowprobe.scoring import MaskedLM, ScoringSettings  # noqa: E402
@@ -38,27 +40,12 @@ TEMPLATES = [
     "[X] is developed by [Y] .",
     "[X] plays in [Y] position .",
 ]
-SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 
 
 def build(vocab_size: int, layers: int, hidden: int, seed: int = 0):
-    """A randomly initialised BERT of the given size and a word-level tokenizer over a synthetic vocabulary."""
-    from transformers import BertConfig, BertForMaskedLM, BertTokenizerFast
-
+    """A randomly initialised BERT of the given size over the templates' words and synthetic ones."""
     template_words = sorted({w for t in TEMPLATES for w in t.split() if w not in ("[X]", "[Y]")})
-    words = SPECIALS + template_words
-    words += [f"w{i}" for i in range(vocab_size - len(words))]
-    tokenizer = BertTokenizerFast(vocab={w: i for i, w in enumerate(words)}, do_lower_case=False)
-    assert len(tokenizer) == vocab_size
-    torch.manual_seed(seed)
-    config = BertConfig(
-        vocab_size=vocab_size,
-        hidden_size=hidden,
-        num_hidden_layers=layers,
-        num_attention_heads=hidden // 64,
-        intermediate_size=4 * hidden,
-    )
-    return BertForMaskedLM(config).eval(), tokenizer
+    return random_bert(SPECIALS + template_words, layers, hidden, vocab_size, seed)
 
 
 def workload(tokenizer, pairs: int, candidates: int, seed: int = 0):

@@ -24,38 +24,25 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow" / "scripts"))
 
+from _models import SPECIALS, random_bert  # noqa: E402
+
 from knowprobe.config import schema_defaults  # noqa: E402
 from knowprobe.scoring import MaskedLM, ScoringSettings  # noqa: E402
 from knowprobe.stest import probe, prompts  # noqa: E402
 
-SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 RELATIONS = schema_defaults("stest")["relations"]
 
 
-def build(layers: int, hidden: int, vocab_size: int = 28996):
-    from transformers import BertConfig, BertForMaskedLM, BertTokenizerFast
-
-    words = sorted(
-        {
-            w
-            for r in RELATIONS.values()
-            for t in (r["template"], r["cascade"])
-            for w in t.replace(".", " . ").replace(",", " , ").split()
-            if "[" not in w
-        }
-    )
-    words = SPECIALS + words + [f"w{i}" for i in range(vocab_size - len(SPECIALS) - len(words))]
-    tokenizer = BertTokenizerFast(vocab={w: i for i, w in enumerate(words)}, do_lower_case=False)
-    assert len(tokenizer) == vocab_size
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=vocab_size,
-        hidden_size=hidden,
-        num_hidden_layers=layers,
-        num_attention_heads=hidden // 64,
-        intermediate_size=4 * hidden,
-    )
-    return BertForMaskedLM(config).eval(), tokenizer
+def build(layers: int, hidden: int):
+    """A randomly initialised BERT of the given size over the templates' words and synthetic ones."""
+    words = {
+        w
+        for r in RELATIONS.values()
+        for t in (r["template"], r["cascade"])
+        for w in t.replace(".", " . ").replace(",", " , ").split()
+        if "[" not in w
+    }
+    return random_bert(SPECIALS + sorted(words), layers, hidden)
 
 
 def workload(n: int, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
