@@ -23,9 +23,6 @@ rule table_html:
         "../../envs/lama.yaml"
     params:
         label=lambda wildcards: REPORT_TABLES[wildcards.stem]["label"],
-        caption=lambda wildcards: (
-            Path(workflow.basedir) / "workflow" / "report" / REPORT_TABLES[wildcards.stem]["caption"]
-        ).read_text(),
     script:
         "../scripts/table_html.py"
 
@@ -35,7 +32,15 @@ localrules:
 
 
 # The report's landing page (workflow/report/workflow.rst) is rendered with the config as its only
-# data: the headline numbers travel in it, added only when a report is made (after validation,
-# and after the run's recorded config was compared).
+# data, and a table page's caption (report/table.rst) with its job's and the config: the headline
+# numbers and each table's caption travel in it, added only when a report is made (after
+# validation, and after the run's recorded config was compared). A caption is no job parameter,
+# so editing one reruns nothing.
 if any(arg.split("=")[0] == "--report" for arg in sys.argv[1:]):
-    config["_report"] = {"headlines": report_headlines()}
+    config["_report"] = {
+        "headlines": report_headlines(),
+        "table_captions": {
+            stem: (Path(workflow.basedir) / "workflow" / "report" / entry["caption"]).read_text()
+            for stem, entry in REPORT_TABLES.items()
+        },
+    }
