@@ -30,7 +30,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "workflow" / "scripts"))
 
-from _models import random_bert  # noqa: E402
+from _models import BERT_BASE_CASED_VOCAB, random_bert  # noqa: E402
 
 from knowprobe import demo_model  # noqa: E402
 from knowprobe.comps import builder, norms, probe, vectors, wordnet  # noqa: E402
@@ -57,7 +57,7 @@ def stimuli(pairs: int | None) -> pd.DataFrame:
 
 # the vocabulary sizes of BERT-base-cased and GPT-2, whose LM heads (a projection onto the
 # vocabulary) are part of what each side computes
-VOCAB_SIZES = {"masked": 28996, "causal": 50257}
+VOCAB_SIZES = {"masked": BERT_BASE_CASED_VOCAB, "causal": 50257}
 
 
 def build(kind: str, texts: list[str], layers: int, hidden: int):
