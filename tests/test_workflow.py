@@ -442,17 +442,17 @@ def run_in_terminal(cwd: Path, *args: str) -> str:
 
 def test_a_terminal_shows_the_runs_progress_and_a_file_gets_one_line_per_event(tmp_path):
     """Issue 18: the terminal showed nothing but Snakemake's "N of M steps" between jobs. In a
-    terminal the default profile turns on snakemake-logger-plugin-rich's live display; output
+    terminal the default profile turns on knowprobe's live display (built on snakemake-logger-plugin-rich); output
     into a file or a pipe keeps Snakemake's plain lines (what the tests and SLURM's job logs read)."""
     pytest.importorskip("snakemake_logger_plugin_rich")
     project = copy_project(tmp_path)
     target = "results/lpaqa/prompts/manual.parquet"
     shown = run_in_terminal(project, target, *DEMO)
-    assert "Workflow Progress" in shown and "Total Progress" in shown and "lpaqa manual prompts" in shown
+    assert "─ knowprobe ─" in shown and "rules finished" in shown and "lpaqa manual prompts" in shown
     assert "Workflow Finished" in shown and "localrule lpaqa_manual_prompts:" not in shown
     piped = snakemake(project, target, "--forcerun", "lpaqa_manual_prompts", *DEMO)  # targets before --forcerun
     assert executed_rules(piped) == {"lpaqa_manual_prompts"}
-    assert "Workflow Progress" not in piped.stdout + piped.stderr
+    assert "─ knowprobe ─" not in piped.stdout + piped.stderr and "rules finished" not in piped.stderr
     assert "1 of 1 steps (100%) done" in piped.stderr
 
 

@@ -221,6 +221,10 @@ def rule_logging(log_path: str | os.PathLike) -> Iterator[logging.Logger]:
         except Exception:
             log.exception("unexpected failure")
             raise
+        except SystemExit as stop:
+            if stop.code == 130:  # Ctrl-C (knowprobe._interrupted)
+                log.warning("interrupted (Ctrl-C); the same command goes on where this job stopped")
+            raise
         finally:
             sys.stderr = old_stderr
             root.removeHandler(handler)
