@@ -20,7 +20,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from snakemake_logger_plugin_knowprobe import TOTAL, RuleState, display_rows
 
 from conftest import ROOT
