@@ -4,6 +4,7 @@ accuracy by negative-sample type per model."""
 
 import pandas as pd
 from matplotlib.lines import Line2D
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from knowprobe import figures
 from knowprobe.comps.metrics import CHANCE
@@ -13,7 +14,7 @@ from knowprobe.io import rule_logging
 with rule_logging(snakemake.log[0]) as log:
     families = pd.read_csv(snakemake.input.families)
     subsets = [name for name in SUBSET_NAMES.values() if name in families.columns]
-    fig, (ax,) = figures.new(width=6.4, height=3.8)
+    fig, (ax,) = figures.new(width=7.2, height=3.8)
     # a colour per subset, a marker per family; a line joins the sizes of one family only
     markers = dict(zip(dict.fromkeys(families["family"]), "osD^vP*X"))
     for i, subset in enumerate(subsets):
@@ -25,10 +26,15 @@ with rule_logging(snakemake.log[0]) as log:
     handles += [Line2D([], [], color="grey", marker=m, linestyle="none", label=f) for f, m in markers.items()]
     handles.append(ax.axhline(CHANCE, color="black", linewidth=0.8, linestyle="--", label="chance"))
     ax.set_xscale("log")
+    # plain numbers at 1, 2, 5 × 10^k: the default's "2×10⁻¹" labels are hard to read
+    ax.xaxis.set_major_locator(LogLocator(subs=(1, 2, 5)))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("parameters (millions, log scale)")
     ax.set_ylabel("accuracy (%)")
-    ax.set_ylim(0, 100)
-    ax.legend(handles=handles, fontsize=7, ncol=2)
+    ax.set_ylim(0, 105)  # a point at 100% whole, not cut by the frame
+    ax.set_yticks(range(0, 101, 20))
+    figures.legend_beside(ax, handles=handles)
     figures.save(fig, snakemake.output.png, snakemake.output.svg)
 
     types = pd.read_csv(snakemake.input.negative_types)

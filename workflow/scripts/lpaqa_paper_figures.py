@@ -35,7 +35,7 @@ with rule_logging(snakemake.log[0]) as log:
     # Figure 2
     curve = top_k_curve(lambda k: [f"Top{k}"])
     curve = curve[curve["prompt_set"] != "manual"]
-    fig, axes = figures.new(panels=len(models), width=4.2 * len(models), height=3.2)
+    fig, axes = figures.new(panels=len(models), width=4.2 * len(models) + 1.6, height=3.2)
     for ax, model in zip(axes, models):
         sets = curve[curve["model"] == model].groupby("prompt_set", sort=False)
         figures.lines(ax, {paper.SET_NAMES.get(name, name): (rows["K"], rows["micro"]) for name, rows in sets})
@@ -45,7 +45,7 @@ with rule_logging(snakemake.log[0]) as log:
             ylabel="micro P@1 on T-REx (%)",
             xticks=range(1, max_k + 1),
         )
-        ax.legend(fontsize=7)
+    figures.legend_beside(axes[-1])  # the prompt sets are the same in every panel
     figures.save(fig, out.figure2_png, out.figure2_svg)
     write_csv(curve, out.figure2_csv)
 

@@ -9,6 +9,8 @@ from knowprobe.io import rule_logging
 from knowprobe.stest.paper import model_rows, relation_label, relations_of
 from knowprobe.tables import load_paper
 
+METHOD_NAMES = {"VP": "vanilla", "FP": "few-shot", "CP": "cascade"}
+
 with rule_logging(snakemake.log[0]) as log:
     pr = pd.read_csv(snakemake.input.pr)
     numbers = load_paper(snakemake.input.paper)
@@ -30,7 +32,7 @@ with rule_logging(snakemake.log[0]) as log:
         ax.legend(fontsize=7, ncol=4, loc="upper center", handlelength=1.2, columnspacing=0.8)
     figures.save(fig, snakemake.output.png, snakemake.output.svg)
 
-    fig, (ax,) = figures.new(1, width=6.6, height=4.0)
+    fig, (ax,) = figures.new(1, width=7.0, height=4.0)
     average = pr[pr["relation"] == "Average"]
     markers = {"VP": "o", "FP": "s", "CP": "^"}
     for i, (model, mode) in enumerate(panels):
@@ -41,7 +43,7 @@ with rule_logging(snakemake.log[0]) as log:
             spe = average[pick & (average["measure"] == "specificity")]["p_r"]
             if len(nat) and len(spe):
                 label = f"{model}{'' if mode in ('mask', 'next_token') else f' ({mode})'}" if method == "VP" else None
-                ax.scatter(nat.iloc[0], spe.iloc[0], marker=marker, color=color, label=label)
+                ax.scatter(nat.iloc[0], spe.iloc[0], marker=marker, color=color, label=label, s=30, alpha=0.8, zorder=3)
     for row in model_rows({}, numbers):
         reported = numbers["table6"]["models"][row.paper]
         for method, marker in markers.items():
@@ -51,11 +53,16 @@ with rule_logging(snakemake.log[0]) as log:
                 marker=marker,
                 facecolors="none",
                 edgecolors="gray",
+                s=30,
+                zorder=2,
             )
     ax.scatter([], [], marker="o", facecolors="none", edgecolors="gray", label="paper (Table 6)")
+    # the marker key as legend entries (it was squeezed into the x label)
+    for method, marker in markers.items():
+        ax.scatter([], [], marker=marker, color="black", s=30, label=f"{method} ({METHOD_NAMES[method]})")
     ax.axhline(50, color="black", linewidth=0.8, linestyle="--")
     ax.axvline(50, color="black", linewidth=0.8, linestyle="--")
-    ax.set_xlabel("naturalness p_r (%)   markers: o VP, s FP, ^ CP")
+    ax.set_xlabel("naturalness p_r (%)")
     ax.set_ylabel("specificity p_r (%)")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))  # beside the axes: no point hidden
     figures.save(fig, snakemake.output.naturalness_png, snakemake.output.naturalness_svg)
