@@ -11,6 +11,7 @@ the report that opens it when loaded (the report's own ``app.showCategory`` and
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -60,6 +61,60 @@ def screenshot(report: Path, script: str, png: Path, chromium: str, size: str = 
         timeout=120,
     )
     page.unlink()
+
+
+def measure(page: Path, script: str, expression: str, chromium: str, size: str = "1400,1000"):
+    """What a JavaScript ``expression`` gives (as JSON) in ``page`` opened at ``size`` in Chromium,
+    after ``script`` opened a view: layout as the browser made it (positions, widths)."""
+    copy = page.with_name(f".measure-{page.name}")
+    probe = (
+        "<script>window.addEventListener('load', () => setTimeout(() => { "
+        f"{script}; setTimeout(() => document.body.setAttribute('data-measured', "
+        f"JSON.stringify({expression})), 800); }}, 500));</script>"
+    )
+    head, tag, tail = page.read_text(encoding="utf-8").rpartition("</body>")
+    copy.write_text(head + probe + tag + tail, encoding="utf-8")
+    try:
+        dom = subprocess.run(
+            [
+                chromium,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--hide-scrollbars",
+                f"--window-size={size}",
+                "--virtual-time-budget=5000",
+                "--dump-dom",
+                copy.resolve().as_uri(),
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        ).stdout
+    finally:
+        copy.unlink()
+    import html
+
+    found = re.search(r'data-measured="([^"]*)"', dom)
+    if found is None:
+        raise RuntimeError(f"{page}: the page gave no measurement")
+    return json.loads(html.unescape(found.group(1)))
+
+
+# The landing page's headline block (the paragraph "Headline numbers" and the list after it):
+# its top and bottom in the window, and the window's height
+HEADLINE = """(() => {
+  const start = [...document.querySelectorAll('p')].find(p => p.textContent.startsWith('Headline numbers'));
+  if (!start) return null;
+  const list = start.nextElementSibling;
+  return {top: start.getBoundingClientRect().top, bottom: list.getBoundingClientRect().bottom,
+          height: window.innerHeight};
+})()"""
+# the width a result page is shown at in the report (its frame's)
+FRAME_WIDTH = "document.querySelector('iframe') ? document.querySelector('iframe').clientWidth : null"
+# a page wider than its window needs horizontal scrolling
+OVERFLOW = "({content: document.documentElement.scrollWidth, window: window.innerWidth})"
 
 
 def take(report: Path, out: Path, categories: list[str], results: list[str]) -> list[Path]:

@@ -250,9 +250,39 @@ def test_report_shows_tables_in_place_figures_and_headline_numbers(demo):
     assert "tiny-demo-bert: manual prompts" in html and "(vanilla prompts, average)" in html
     # a table page's caption is its registered caption file, shown once: not among the job's parameters
     caption = (ROOT / "workflow/report/comps/accuracy.rst").read_text().split(":")[0]
-    assert html.count(caption) == 1 and re.search(r'"caption": "<p>' + re.escape(caption), html)
+    assert html.count(caption) == 1 and re.search(r'"caption": "[^"]*<p>' + re.escape(caption), html)
     page = (demo / "results/lpaqa/tables/table2.html").read_text()
-    assert "Table 2: Micro-averaged accuracy" in page and "<th>Top1</th>" in page
+    assert "Table 2. The paper&#x27;s caption: &quot;Micro-averaged accuracy" in page and "<th>Top1</th>" in page
+
+
+def test_captions_quote_the_paper_and_state_this_runs_numbers(demo):
+    """Issue 28: the demo's Table 2 said "Majority gives us 22.0%" above a Majority row of 17.4,
+    Table 1 "averaged across 41 relations" for 6, and LPAQA's rows from the demo's stand-in files
+    were unmarked."""
+    tables = demo / "results/lpaqa/tables"
+    trex = {path.stem for path in (demo / "resources/demo/lama/TREx").glob("*.jsonl")}
+    table1 = (tables / "table1.md").read_text().splitlines()[0]
+    assert table1.startswith(
+        "Table 1. The paper's caption: \"Dataset statistics. All the values are averaged across 41"
+    )
+    assert f"In this run: each value is averaged over the {len(trex)} T-REx relations of this run." in table1
+    assert 0 < len(trex) < 41
+    table2 = pd.read_csv(tables / "table2.csv")
+    majority = table2.loc[table2["prompts"] == "Majority", "ours"].dropna().round(1).unique()
+    assert len(majority) == 1
+    caption = (tables / "table2.md").read_text().splitlines()[0]
+    assert '"Micro-averaged accuracy of different methods (%). Majority gives us 22.0%."' in caption
+    assert f"In this run: Majority gives {majority[0]:.1f}%." in caption
+    # the demo's release folder is a stand-in (its STAND-IN.md says so): every row from it is marked
+    released = table2[table2["prompts"].str.startswith("LPAQA's")]
+    assert len(released) and released["prompts"].str.endswith(" (stand-in)").all()
+    assert "Rows and columns marked (stand-in) come from stand-in files" in caption
+    assert "LPAQA's Mine (stand-in)" in (tables / "table9.md").read_text().splitlines()[2]  # a column
+    assert "(stand-in)" not in (tables / "table1.md").read_text()
+
+
+# tables with many columns, which must fit the report's frame at 1366 pixels wide
+WIDE_TABLES = ["stest/tables/table5", "comps/tables/statistics", "lpaqa/tables/table2"]
 
 
 def test_the_report_in_a_real_browser(demo, tmp_path):
@@ -273,6 +303,31 @@ def test_the_report_in_a_real_browser(demo, tmp_path):
         ["results/comps/tables/accuracy.html", "results/comps/figures/accuracy_parameters.png"],
     )
     images = [matplotlib.image.imread(shot) for shot in shots]
+    chromium = report_screenshots.browser()
+    report = demo / "report.html"
+    # Issue 28: the landing page opened scrolled past its top, the headline numbers out of reach;
+    # wide tables were cut at the frame's edge; the paper's tables sorted as 1, 10, 11, ..., 2
+    for size in ["1366,768", "1920,1080"]:
+        headline = report_screenshots.measure(report, "", report_screenshots.HEADLINE, chromium, size)
+        assert headline and 0 <= headline["top"] and headline["bottom"] <= headline["height"], (size, headline)
+        views = report_screenshots.views([], [f"results/{t}.html" for t in WIDE_TABLES])
+        frame = report_screenshots.measure(
+            report, views["result-table5.html"], report_screenshots.FRAME_WIDTH, chromium, size
+        )
+        for table in WIDE_TABLES:
+            page = demo / "results" / f"{table}.html"
+            width = report_screenshots.measure(
+                page, "", report_screenshots.OVERFLOW, chromium, f"{frame},{size.split(',')[1]}"
+            )
+            assert width["content"] <= width["window"], (size, table, width)
+    listed = report_screenshots.measure(
+        report,
+        "app.setView({navbarMode: 'subcategory', category: 'LPAQA', subcategory: \"The paper's tables\"})",
+        "document.querySelector('nav').innerText",
+        chromium,
+    )
+    numbers = [int(n) for n in re.findall(r"Table\W+(\d+):", listed)]
+    assert numbers == list(range(1, 16)), listed
     for shot, image in zip(shots, images):
         assert image.shape[0] > 500 and image.std() > 0.05, shot  # not a blank page
     for (a, first), (b, second) in itertools.combinations(zip(shots, images), 2):

@@ -865,6 +865,16 @@ RELEASE = {
 }
 
 
+STAND_IN_NOTE = """\
+# Stand-in for LPAQA's released prompts
+
+This folder has the layout of LPAQA's released `prompt/` folder (`mine/`, `paraphrase/`,
+`manual_paraphrase/`, one file per relation), but its prompts were written for knowprobe's demo
+by `resources/demo/make_demo_data.py`: they are not LPAQA's. knowprobe marks the rows and lines
+of the sets read from a release folder holding this file "(stand-in)" in every table and figure.
+"""
+
+
 def write_release_prompts(directory: Path) -> None:
     manual = {relation: template for relation, template, _, _ in RELATIONS}
     manual["P20"] = "[X] died in [Y] ."
@@ -877,6 +887,8 @@ def write_release_prompts(directory: Path) -> None:
         lines = [manual[relation]] + [p for p in paraphrases if p != manual[relation]]
         (directory / "manual_paraphrase").mkdir(parents=True, exist_ok=True)
         (directory / "manual_paraphrase" / f"{relation}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    # says that these are no LPAQA prompts: the workflow marks the sets read from here "(stand-in)"
+    (directory / "STAND-IN.md").write_text(STAND_IN_NOTE, encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -315,6 +315,13 @@ def report_headlines():
     return "**Headline numbers**, from each study's table (the link opens it):\n\n" + "\n".join(blocks)
 
 
+def sortable_label(label):
+    """A report label whose number sorts as a number: the report sorts labels as text (Table 1,
+    10, 11, ..., 2), so a one-digit number gets a figure space (a blank as wide as a digit, which
+    sorts before digits) in front of it: "Table \u20072" before "Table 10"."""
+    return re.sub(r"^(Table|Figure) (\d)(?!\d)", "\\1 \u2007\\2", label)
+
+
 def with_pages(outputs):
     """A target's outputs with the report pages of the registered tables among them."""
     wanted = {str(path) for path in outputs}

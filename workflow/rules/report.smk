@@ -13,7 +13,7 @@ rule table_html:
             caption="../report/table.rst",
             category=lambda wildcards: REPORT_TABLES[wildcards.stem]["category"],
             subcategory=lambda wildcards: REPORT_TABLES[wildcards.stem]["subcategory"],
-            labels=lambda wildcards: {"table": REPORT_TABLES[wildcards.stem]["label"]},
+            labels=lambda wildcards: {"table": sortable_label(REPORT_TABLES[wildcards.stem]["label"])},
         ),
     log:
         "logs/report/{stem}.log",

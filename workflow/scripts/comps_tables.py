@@ -23,7 +23,12 @@ with rule_logging(snakemake.log[0]) as log:
     sources = {"knowprobe (built)": snakemake.input.built, "released": snakemake.input.released}
     found = {name: contracts.read(path, contracts.COMPS_STIMULI) for name, path in sources.items() if path}
     statistics = tables.statistics(found, paper)
-    save("statistics", statistics, statistics, paper["statistics"]["caption"])
+    save(
+        "statistics",
+        statistics,
+        tables.statistics_layout(statistics),
+        paper["statistics"]["caption"] + " Cells: ours (the paper's, difference) where the paper gives a count.",
+    )
     chance = " Chance is 50%; a tie counts as wrong. The paper's accuracies are not in our copy of it."
     accuracy = tables.by_subset(pairs)
     save("accuracy", accuracy, tables.wide(accuracy, ["model"]), "Accuracy (%) per model and subset." + chance)

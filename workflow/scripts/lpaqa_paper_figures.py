@@ -19,6 +19,10 @@ with rule_logging(snakemake.log[0]) as log:
     trex = results[(results["dataset"] == "trex") & (results["split"] == "test")]
     models = list(dict.fromkeys(trex["model"]))
     max_k = snakemake.params.max_k
+    # the released sets read from stand-in files (the demo's) are marked as such
+    set_names = {
+        s: paper.SET_NAMES[s] + (paper.STAND_IN if s in snakemake.params.stand_ins else "") for s in paper.SET_NAMES
+    }
 
     def top_k_curve(methods):
         """Mean over relations of micro P@1 (%) for each (model, prompt set, K) of ``methods(K)``."""
@@ -38,7 +42,7 @@ with rule_logging(snakemake.log[0]) as log:
     fig, axes = figures.new(panels=len(models), width=4.2 * len(models) + 1.6, height=3.2)
     for ax, model in zip(axes, models):
         sets = curve[curve["model"] == model].groupby("prompt_set", sort=False)
-        figures.lines(ax, {paper.SET_NAMES.get(name, name): (rows["K"], rows["micro"]) for name, rows in sets})
+        figures.lines(ax, {set_names.get(name, name): (rows["K"], rows["micro"]) for name, rows in sets})
         ax.set(
             title=model,
             xlabel="K (prompts in the Top-K ensemble)",
@@ -93,7 +97,7 @@ with rule_logging(snakemake.log[0]) as log:
             {"prompt_set": prompt_set, "pairs": len(part), "pearson_r": r, "mean_edit_distance": mean_distance}
         )
         ax.set(
-            title=f"{paper.SET_NAMES.get(prompt_set, prompt_set)}: Pearson r = {r:.2f}",
+            title=f"{set_names.get(prompt_set, prompt_set)}: Pearson r = {r:.2f}",
             xlabel="normalised edit distance",
             ylabel="prediction divergence",
         )
@@ -136,7 +140,7 @@ with rule_logging(snakemake.log[0]) as log:
             },
         )
         ax.set(
-            title=f"{model}: {paper.SET_NAMES.get(snakemake.params.interpolation_set)}",
+            title=f"{model}: {set_names.get(snakemake.params.interpolation_set)}",
             xlabel="K",
             ylabel="micro P@1 on T-REx (%)",
             xticks=range(1, max_k + 1),

@@ -23,16 +23,28 @@ with rule_logging(snakemake.log[0]) as log:
     prompts = read_all(snakemake.input.prompts, contracts.PROMPT_SELECTION)
     written = []
 
+    stand_ins = paper.stand_in_names(snakemake.params.stand_ins)
+    stand_in_note = (
+        " Rows and columns marked (stand-in) come from stand-in files in the layout of LPAQA's release"
+        f" ({', '.join(stand_ins)}), not from LPAQA's prompts."
+        if stand_ins
+        else ""
+    )
+
     def save(name, long, grid, caption):
-        """A table's CSV (long), Markdown and LaTeX (the paper's layout)."""
-        write_table(snakemake.output, name, long, grid, caption)
+        """A table's CSV (long), Markdown and LaTeX (the paper's layout), stand-ins marked."""
+        long, grid = paper.mark_stand_ins(long, stand_ins), paper.mark_stand_ins(grid, stand_ins)
+        marked = any(
+            name in str(value) for name in stand_ins.values() for value in [*grid.columns, *grid.to_numpy().ravel()]
+        )
+        write_table(snakemake.output, name, long, grid, caption + (stand_in_note if marked else ""))
         written.append(name)
 
     def missing(name, why):
         """A table the configured prompt sets cannot fill, saying what to add."""
         frame = pd.DataFrame({"note": [why]})
         log.warning("%s: %s", name, why)
-        save(name, frame, frame, numbers[name]["caption"])
+        save(name, frame, frame, paper.caption(numbers, name))
 
     note = " Cells: ours (the paper's, difference)."
     facts = {
@@ -45,22 +57,36 @@ with rule_logging(snakemake.log[0]) as log:
     train = facts["T-REx-train"]
     facts["T-REx-train"] = train[train["relation"].isin(set(facts["T-REx"]["relation"]))]
     table = paper.table1(facts, numbers)
-    save("table1", table, paper.grid(table, ["statistic"], "dataset"), numbers["table1"]["caption"] + note)
+    relations = facts["T-REx"]["relation"].nunique()
+    here = f"each value is averaged over the {relations} T-REx relations of this run."
+    save("table1", table, paper.grid(table, ["statistic"], "dataset"), paper.caption(numbers, "table1", here) + note)
     for name, metric in [("table2", "micro"), ("table3", "macro")]:
         table = paper.table2_3(results, majority, numbers, hub_ids, metric)
-        save(name, table, paper.grid(table, ["model", "prompts"], "method"), numbers[name]["caption"] + note)
+        # ours only: the rows of the paper's models that are not configured have no number of ours
+        majority_rows = table[(table["prompts"] == "Majority") & table["ours"].notna()]
+        shares = majority_rows.drop_duplicates("model").set_index("model")["ours"]
+        here = (
+            (
+                f"Majority gives {shares.iloc[0]:.1f}%."
+                if shares.round(1).nunique() == 1
+                else "Majority gives " + ", ".join(f"{v:.1f}% for {m}" for m, v in shares.items()) + "."
+            )
+            if len(shares)
+            else ""
+        )
+        save(name, table, paper.grid(table, ["model", "prompts"], "method"), paper.caption(numbers, name, here) + note)
     by_set_name = metrics.groupby("prompt_set")
     if {"manual", "mine"} <= set(metrics["prompt_set"]):
         table = paper.table4(by_set_name.get_group("manual"), by_set_name.get_group("mine"), numbers)
         grid = table.assign(gain=table.apply(paper.cell, axis=1)).drop(columns=paper.FIELDS)
-        save("table4", table, grid, numbers["table4"]["caption"] + note)
+        save("table4", table, grid, paper.caption(numbers, "table4") + note)
     else:
         missing("table4", "needs the prompt sets manual and mine (lpaqa.prompt_sets)")
     mine_prompts = prompts[prompts["prompt_set"] == "mine"]
     if len(mine_prompts):
         table = paper.table5(mine_prompts, results[results["prompt_set"] == "mine"], numbers)
         grid = table.assign(gain=table.apply(paper.cell, axis=1)).drop(columns=paper.FIELDS)
-        save("table5", table, grid, numbers["table5"]["caption"] + note)
+        save("table5", table, grid, paper.caption(numbers, "table5") + note)
     else:
         missing("table5", "needs the prompt set mine (lpaqa.prompt_sets)")
     sixes = []
@@ -75,7 +101,7 @@ with rule_logging(snakemake.log[0]) as log:
     if sixes:
         table = pd.concat(sixes, ignore_index=True)
         caption = (
-            numbers["table6"]["caption"]
+            paper.caption(numbers, "table6")
             + " Paraphrases one word edit away from their seed; gain in test micro P@1 (%)."
         )
         save("table6", table, table, caption)
@@ -84,14 +110,16 @@ with rule_logging(snakemake.log[0]) as log:
     if {"mine", "mine_mid"} <= set(results["prompt_set"]):
         seven = numbers["table7"]
         table = paper.methods_of_sets(results, seven["rows"], paper.configured_model(hub_ids, seven["model"]))
-        save("table7", table, paper.grid(table, ["model", "prompts"], "method"), seven["caption"] + note)
+        save(
+            "table7", table, paper.grid(table, ["model", "prompts"], "method"), paper.caption(numbers, "table7") + note
+        )
     else:
         missing("table7", "needs the prompt sets mine and mine_mid (lpaqa.prompt_sets)")
     sets = [s for s in [*paper.GENERATED_SETS, *paper.RELEASED_SETS] if s in set(results["prompt_set"])]
     for name, dataset in [("table8", "trex"), ("table9", "trex_uhn"), ("table10", "google_re")]:
         if dataset in set(results["dataset"]):
             table = paper.by_set(results, dataset, numbers[name], hub_ids, sets)
-            caption = numbers[name]["caption"] + " Opti for the generated sets." + note
+            caption = paper.caption(numbers, name) + " Opti for the generated sets." + note
             save(name, table, paper.grid(table, ["model"], "prompts"), caption)
         else:
             missing(name, f"no results on {dataset} (lpaqa.datasets, T-REx-train)")
@@ -100,7 +128,7 @@ with rule_logging(snakemake.log[0]) as log:
         ranked = prompts[(prompts["prompt_set"] == "mine") & (prompts["dataset"] == "trex")]
         table = paper.table11(patterns, ranked, numbers)
         caption = (
-            numbers["table11"]["caption"]
+            paper.caption(numbers, "table11")
             + " Per model: the mined prompts matching each, and their rank on T-REx-train among the top 30 (Figure 4)."
         )
         save("table11", table, table, caption)
@@ -113,20 +141,25 @@ with rule_logging(snakemake.log[0]) as log:
             "table12",
             table,
             paper.grid(table, ["test", "weights learned on"], "prompts"),
-            numbers["table12"]["caption"] + note,
+            paper.caption(numbers, "table12") + note,
         )
     else:
         missing("table12", "needs two masked models (models, lpaqa.models) and a generated prompt set")
     table = paper.table13(numbers)
     caption = (
-        numbers["table13"]["caption"]
+        paper.caption(numbers, "table13")
         + " ERNIE is not on the Hugging Face hub: the paper's numbers only;"
         + " Table 12 covers every pair of configured models."
     )
     save("table13", table, paper.grid(table, ["test", "weights learned on"], "prompts"), caption)
     if "refined" in set(results["prompt_set"]) and snakemake.params.refined_from in set(results["prompt_set"]):
         table = paper.table14(results, snakemake.params.refined_from, numbers, hub_ids)
-        save("table14", table, paper.grid(table, ["model", "prompts"], "method"), numbers["table14"]["caption"] + note)
+        save(
+            "table14",
+            table,
+            paper.grid(table, ["model", "prompts"], "method"),
+            paper.caption(numbers, "table14") + note,
+        )
     else:
         missing("table14", "needs the prompt set refined and the set it refines (lpaqa.prompt_sets, lpaqa.refine)")
     if "Opti+backward" in set(results["method"]):
@@ -134,7 +167,7 @@ with rule_logging(snakemake.log[0]) as log:
         grid = paper.grid(
             table.assign(column=table["features"] + " " + table["metric"]), ["model", "prompts"], "column"
         )
-        save("table15", table, grid, numbers["table15"]["caption"] + " Opti over each fact's top-B objects." + note)
+        save("table15", table, grid, paper.caption(numbers, "table15") + " Opti over each fact's top-B objects." + note)
     else:
         missing("table15", "needs a prompt set of lpaqa.backward.prompt_sets in lpaqa.prompt_sets")
     log.info("tables %s", ", ".join(written))

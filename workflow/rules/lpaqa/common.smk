@@ -58,6 +58,16 @@ def lpaqa_release():
     return "resources/lpaqa/prompt" if is_url(location) else location
 
 
+def lpaqa_release_stand_ins():
+    """LPAQA's released prompt sets that this run reads from stand-in files: those of a local
+    release folder that says so in a STAND-IN.md (the demo's, written in the release's layout
+    without LPAQA's prompts). Their rows and lines are marked "(stand-in)"."""
+    location = LPAQA["release"]
+    if is_url(location) or not Path(location, "STAND-IN.md").is_file():
+        return []
+    return [name for name in LPAQA_PROMPT_SETS if name.startswith("lpaqa_")]
+
+
 def wikipedia_files():
     """The dump and its multistream index (None for a local dump without one)."""
     if LPAQA["wikipedia"]["path"] is not None:

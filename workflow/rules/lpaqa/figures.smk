@@ -32,6 +32,7 @@ rule lpaqa_paper_figures:
         max_k=LPAQA["selection"]["max_k"],
         divergence_sets=DIVERGENCE_SETS,
         interpolation_set="mine",
+        stand_ins=lpaqa_release_stand_ins(),
     script:
         "../../scripts/lpaqa_paper_figures.py"
 

@@ -83,6 +83,7 @@ rule lpaqa_paper_tables:
     params:
         hub_ids={name: config["models"][name]["hub_id"] for name in LPAQA_MODELS},
         refined_from=LPAQA["refine"]["prompt_set"],
+        stand_ins=lpaqa_release_stand_ins(),
     script:
         "../../scripts/lpaqa_paper_tables.py"
 

@@ -6,6 +6,8 @@ Numbers are printed as the papers print them: floats with one decimal, missing v
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -113,16 +115,21 @@ def read_markdown(text: str) -> tuple[str, pd.DataFrame]:
 
 
 PAGE_STYLE = """
-body { font-family: system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; font-size: 14px;
-       margin: 1.2em; color: #222; }
+body { font-family: system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; font-size: 13px;
+       margin: 1em; color: #222; }
 p.caption { max-width: 60em; line-height: 1.4; }
 table { border-collapse: collapse; margin-top: 0.8em; }
-th, td { padding: 0.25em 0.7em; border-bottom: 1px solid #ddd; white-space: nowrap; }
-th { background: #f3f4f6; text-align: left; position: sticky; top: 0; }
-td.number { text-align: right; font-variant-numeric: tabular-nums; }
+th, td { padding: 0.2em 0.5em; border-bottom: 1px solid #ddd; }
+th { background: #f3f4f6; text-align: left; position: sticky; top: 0; vertical-align: bottom; max-width: 10em; }
+td { max-width: 16em; }
+td.number { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.number span.paper { color: #666; font-size: 11px; }
 tr:nth-child(even) td { background: #fafafa; }
 p.note { color: #666; font-size: 12px; }
 """
+# "ours (the paper's, difference)": the paper's part goes on a line of its own, which halves the
+# width of a table of such cells (S-TEST's Table 5 at 1366 pixels wide)
+BESIDE = re.compile(r"^(\S+) (\(.+\))$")
 
 
 def is_number(cell: str) -> bool:
@@ -132,6 +139,16 @@ def is_number(cell: str) -> bool:
     except ValueError:
         return cell.strip() == "–"
     return True
+
+
+def number_cell(text: str) -> str:
+    import html
+
+    beside = BESIDE.match(text)
+    if beside is None:
+        return f'<td class="number">{html.escape(text)}</td>'
+    ours, paper = beside.groups()
+    return f'<td class="number">{html.escape(ours)}<br><span class="paper">{html.escape(paper)}</span></td>'
 
 
 def html_page(title: str, caption: str, frame: pd.DataFrame, note: str = "") -> str:
@@ -144,12 +161,7 @@ def html_page(title: str, caption: str, frame: pd.DataFrame, note: str = "") -> 
     for row in frame.itertuples(index=False):
         cells = [_cell(value) for value in row]
         rows.append(
-            "<tr>"
-            + "".join(
-                f'<td class="number">{html.escape(c)}</td>' if is_number(c) else f"<td>{html.escape(c)}</td>"
-                for c in cells
-            )
-            + "</tr>"
+            "<tr>" + "".join(number_cell(c) if is_number(c) else f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>"
         )
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'

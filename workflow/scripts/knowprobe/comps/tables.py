@@ -47,6 +47,33 @@ def statistics(sources: dict[str, pd.DataFrame], paper: dict) -> pd.DataFrame:
     return out
 
 
+def statistics_layout(statistics: pd.DataFrame) -> pd.DataFrame:
+    """The statistics as the report and the Markdown show them, narrow enough for a screen: each
+    count 'ours (the paper's, difference)' where the paper gives it, the pairs per negative type
+    in one column."""
+
+    def count(ours, paper) -> str:
+        return str(ours) if pd.isna(paper) else f"{ours} ({paper}, {ours - paper:+d})"
+
+    kinds = [c for c in statistics.columns if c.startswith("pairs_") and c != "pairs_minus_paper"]
+    return pd.DataFrame(
+        {
+            "source": statistics["source"],
+            "subset": statistics["subset"],
+            "pairs": [count(o, p) for o, p in zip(statistics["pairs"], statistics["paper_pairs"])],
+            "properties": [count(o, p) for o, p in zip(statistics["properties"], statistics["paper_properties"])],
+            "positive concepts": [
+                count(o, p) for o, p in zip(statistics["positive_concepts"], statistics["paper_positive_concepts"])
+            ],
+            "concepts": statistics["concepts"].astype(str),
+            "pairs per negative type": [
+                ", ".join(f"{kind.removeprefix('pairs_')} {row[kind]}" for kind in kinds if pd.notna(row[kind]))
+                for _, row in statistics.iterrows()
+            ],
+        }
+    )
+
+
 def scored(scores: pd.DataFrame, stimuli: pd.DataFrame) -> pd.DataFrame:
     """Scores with each pair's negative type."""
     return scores.merge(

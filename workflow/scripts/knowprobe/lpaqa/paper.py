@@ -32,7 +32,27 @@ GENERATED_SETS = ["mine", "mine_man", "mine_para", "man_para"]  # the rows of Ta
 # LPAQA's released prompt sets, and the paper's set each stands for (the paper's numbers were
 # obtained with these very prompts)
 RELEASED_SETS = {"lpaqa_mine": "mine", "lpaqa_paraphrase": "mine_para", "lpaqa_manual_paraphrase": "man_para"}
+STAND_IN = " (stand-in)"
 MAIN_METHODS = ["Top1", "Top3", "Top5", "Opti", "Oracle"]
+
+
+def stand_in_names(prompt_sets) -> dict[str, str]:
+    """The shown name of each prompt set read from stand-in files -> the name marked as such."""
+    return {SET_NAMES[name]: SET_NAMES[name] + STAND_IN for name in prompt_sets if name in SET_NAMES}
+
+
+def mark_stand_ins(frame: pd.DataFrame, names: dict[str, str]) -> pd.DataFrame:
+    """``frame`` with the stand-ins' names marked, in its cells and its column names."""
+    if not names:
+        return frame
+    return frame.rename(columns=names).replace(names)
+
+
+def caption(numbers: dict, name: str, here: str = "") -> str:
+    """A table's caption: its number, the paper's caption quoted (its numbers are the paper's),
+    then what the table holds in this run, with our numbers."""
+    number, _, text = numbers[name]["caption"].partition(": ")
+    return f'{number}. The paper\'s caption: "{text}"' + (f" In this run: {here}" if here else "")
 
 
 def averaged(results: pd.DataFrame, dataset: str, metric: str = "micro", split: str = "test") -> pd.DataFrame:
