@@ -73,3 +73,9 @@ onsuccess:
         + "; a log per job under logs/; the HTML report: snakemake --report report.html "
         + " ".join(configfiles)
     )
+
+
+# A dry run of a config that downloads models (config.yaml, not the demo) says what the full run
+# will cost: downloads, disk and time per study and in total (resources/full_run_cost.yaml)
+if is_plain_dry_run() and any("hub_id" in config["models"][name] for name in STUDY_MODELS()):
+    print_full_run_cost()

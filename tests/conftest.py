@@ -237,7 +237,16 @@ def smk_rules():
 # --- the workflow, run on copies of the project -------------------------------------------------
 
 DEMO = ["--configfile", "resources/demo/config.yaml"]
-PROJECT_FILES = ["Snakefile", "config.yaml", "workflow", "profiles", "envs", "resources/demo", "resources/papers"]
+PROJECT_FILES = [
+    "Snakefile",
+    "config.yaml",
+    "workflow",
+    "profiles",
+    "envs",
+    "resources/demo",
+    "resources/papers",
+    "resources/full_run_cost.yaml",
+]
 RULE_LINE = re.compile(r"^(?:local)?rule (\w+):$", re.MULTILINE)
 
 

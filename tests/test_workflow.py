@@ -96,6 +96,19 @@ def test_interrupted_run_resumes_and_gives_identical_tables(demo, tmp_path):
         assert (project / weights).read_bytes() == (demo / weights).read_bytes(), model
 
 
+def test_the_readme_states_the_demos_jobs_and_the_suites_size(demo, request):
+    """Issue 28: the README's figures are held to what a run gives (the demo's minutes and the
+    suite's are measured, not testable here: the docs give the date)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    first_run = sorted((demo / ".snakemake/log").glob("*.snakemake.log"))[0].read_text()
+    jobs = re.findall(r"(\d+) of (\d+) steps \(100%\) done", first_run)[-1][1]
+    assert f"the offline demo: {jobs} jobs" in readme
+    stated = int(re.search(r"about (\d+) tests", readme).group(1))
+    if request.config.args and request.config.args != ["tests"]:
+        pytest.skip("the suite's size is checked only when the whole suite runs (the README's command)")
+    assert abs(len(request.session.items) - stated) <= 0.05 * stated, len(request.session.items)
+
+
 def planned_wildcards(result: subprocess.CompletedProcess, rule: str) -> list[str]:
     """The wildcards of each job of ``rule`` in a run's or dry run's output."""
     jobs = re.split(r"\n(?=(?:local)?rule \w+:)", result.stdout + result.stderr)
@@ -340,15 +353,37 @@ def test_lint_is_clean():
         assert "Lints for" not in result.stdout + result.stderr
 
 
-def dry_run_counts(project: Path, *args: str) -> dict[str, str]:
-    """Jobs per rule of a dry run; targets go first in ``args`` (--quiet and --configfile take several values)."""
+def dry_run_output(project: Path, *args: str) -> str:
+    """A dry run's output; targets go first in ``args`` (--quiet and --configfile take several values)."""
     result = snakemake(project, *args, "-n", "--quiet", "rules")
-    return dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout + result.stderr, re.MULTILINE))
+    return result.stdout + result.stderr
+
+
+def job_counts(output: str) -> dict[str, str]:
+    """Jobs per rule of a dry run's output (and "total")."""
+    return dict(re.findall(r"^(\w+)\s+(\d+)$", output, re.MULTILINE))
+
+
+def dry_run_counts(project: Path, *args: str) -> dict[str, str]:
+    return job_counts(dry_run_output(project, *args))
+
+
+def readme_block(after: str) -> list[str]:
+    """The lines of the README's first code block after the text ``after``."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    return text[text.index(after) :].split("```\n", 2)[1].strip().splitlines()
 
 
 def test_default_config_dry_run_builds_the_whole_dag_without_downloading(tmp_path):
     project = copy_project(tmp_path)
-    counts = dry_run_counts(project)
+    output = dry_run_output(project)
+    counts = job_counts(output)
+    # the README's figures (issue 28): the job count, and the cost as the dry run prints it
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"A dry run (`snakemake -n`) of `config.yaml` plans {counts['total']} jobs" in readme
+    cost = readme_block("A dry run (`snakemake -n`) of `config.yaml`")
+    printed = output[output.index("knowprobe: what this run costs") :].splitlines()[1 : len(cost) + 1]
+    assert [line.strip() for line in printed] == cost
     # bert-base-cased, bert-large-cased (LPAQA, S-TEST, COMPS), roberta-base, roberta-large, gpt2
     # (S-TEST, COMPS) and COMPS's 17 others: each downloaded once
     assert counts["lpaqa_download_lama"] == "1" and counts["download_model"] == "22"

@@ -73,6 +73,31 @@ wildcard_constraints:
 STUDY_OUTPUTS = {}
 # name -> the study's demo corpus (sentences, words) for the demo models; filled likewise
 DEMO_CORPORA = {}
+# name -> the models the study runs (names in config["models"]); filled likewise
+STUDY_MODEL_NAMES = {}
+
+
+def STUDY_MODELS():
+    """The models of the configured studies, each once."""
+    return list(dict.fromkeys(m for study in config["studies"] for m in STUDY_MODEL_NAMES.get(study, [])))
+
+
+def print_full_run_cost():
+    """The full run's cost per configured study and in total, as resources/full_run_cost.yaml
+    gives it (each number's source is there), for a dry run."""
+    from knowprobe import cost
+
+    table = cost.load(Path(workflow.basedir) / "resources" / "full_run_cost.yaml")
+    hub_ids = {
+        study: [config["models"][m]["hub_id"] for m in STUDY_MODEL_NAMES.get(study, []) if "hub_id" in config["models"][m]]
+        for study in config["studies"]
+    }
+    run = cost.costs(table, config["studies"], hub_ids)
+    print(
+        "knowprobe: what this run costs on one node of 16 cores with one GPU (resources/full_run_cost.yaml "
+        "says where each number comes from):\n  " + "\n  ".join(cost.lines(run)),
+        file=sys.stderr,
+    )
 
 
 def code(script):
@@ -259,6 +284,15 @@ def dry_run():
     short = [arg for arg in args if arg.startswith("-") and not arg.startswith("--")]
     planning = any(arg.split("=")[0] in PLANNING_FLAGS or arg.startswith("--list") for arg in args)
     return bool(workflow.dryrun) or planning or any("n" in arg for arg in short)
+
+
+def is_plain_dry_run():
+    """Whether this invocation is a dry run (-n, --dry-run) of the workflow's jobs, not a report,
+    the linter or a listing."""
+    args = sys.argv[1:]
+    short = [arg for arg in args if arg.startswith("-") and not arg.startswith("--")]
+    other = any(arg.split("=")[0] in PLANNING_FLAGS or arg.startswith(("--list", "--report", "--lint")) for arg in args)
+    return not other and (bool(workflow.dryrun) or "--dry-run" in args or "--dryrun" in args or any("n" in a for a in short))
 
 
 # Every result table the report shows: rule table_html renders it as an HTML page (the browser

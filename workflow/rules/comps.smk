@@ -24,6 +24,7 @@ localrules:
 
 
 STUDY_OUTPUTS["comps"] = comps_outputs
+STUDY_MODEL_NAMES["comps"] = COMPS_MODELS
 STUDY_HEADLINES["comps"] = (
     "results/comps/tables/accuracy.csv",
     "results/comps/tables/accuracy.html",

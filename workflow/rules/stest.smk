@@ -24,6 +24,7 @@ localrules:
 
 
 STUDY_OUTPUTS["stest"] = stest_outputs
+STUDY_MODEL_NAMES["stest"] = STEST_MODELS
 STUDY_HEADLINES["stest"] = (
     "results/stest/tables/table2.csv",
     "results/stest/tables/table2.html",
