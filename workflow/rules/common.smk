@@ -89,7 +89,9 @@ def print_full_run_cost():
 
     table = cost.load(Path(workflow.basedir) / "resources" / "full_run_cost.yaml")
     hub_ids = {
-        study: [config["models"][m]["hub_id"] for m in STUDY_MODEL_NAMES.get(study, []) if "hub_id" in config["models"][m]]
+        study: [
+            config["models"][m]["hub_id"] for m in STUDY_MODEL_NAMES.get(study, []) if "hub_id" in config["models"][m]
+        ]
         for study in config["studies"]
     }
     run = cost.costs(table, config["studies"], hub_ids)
@@ -292,7 +294,9 @@ def is_plain_dry_run():
     args = sys.argv[1:]
     short = [arg for arg in args if arg.startswith("-") and not arg.startswith("--")]
     other = any(arg.split("=")[0] in PLANNING_FLAGS or arg.startswith(("--list", "--report", "--lint")) for arg in args)
-    return not other and (bool(workflow.dryrun) or "--dry-run" in args or "--dryrun" in args or any("n" in a for a in short))
+    return not other and (
+        bool(workflow.dryrun) or "--dry-run" in args or "--dryrun" in args or any("n" in a for a in short)
+    )
 
 
 # Every result table the report shows: rule table_html renders it as an HTML page (the browser
