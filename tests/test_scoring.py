@@ -452,3 +452,15 @@ def test_dtype_and_device_choice():
     assert resolve_dtype("auto", torch.device("cpu")) == torch.float32
     assert resolve_dtype("bfloat16", torch.device("cpu")) == torch.bfloat16
     assert resolve_device("cpu").type == "cpu"
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks a machine without a usable GPU")
+def test_cuda_asked_for_where_there_is_none_is_one_line_naming_the_key():
+    """Issue 29: on a node without a working GPU, scoring.device: cuda failed with torch's
+    traceback at the first tensor moved."""
+    from knowprobe.devices import resolve_device
+
+    with pytest.raises(
+        KnowprobeError, match=r"config scoring.device: cuda:1, but this machine \(.+\) has no usable CUDA"
+    ):
+        resolve_device("cuda:1")

@@ -8,15 +8,26 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+import socket
 import tempfile
 from pathlib import Path
 
 import torch
 
+from .io import KnowprobeError
+
 log = logging.getLogger(__name__)
 
 
 def resolve_device(name: str) -> torch.device:
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        # a node without a working GPU (none allocated, no driver, a CPU build of torch) fails
+        # here in one line, not in torch's traceback at the first tensor moved
+        visible = os.environ.get("CUDA_VISIBLE_DEVICES", "unset")
+        raise KnowprobeError(
+            f"config scoring.device: {name}, but this machine ({socket.gethostname()}) has no usable CUDA "
+            f"device (torch {torch.__version__}, CUDA_VISIBLE_DEVICES={visible}); use auto to fall back to the CPU"
+        )
     if name != "auto":
         return torch.device(name)
     if not torch.cuda.is_available():

@@ -1,0 +1,189 @@
+"""Cluster submission for real: the demo through profiles/slurm on a one-node SLURM cluster
+(tests/slurm/one_node_cluster.sh; Debian's slurm-wlm and munge), checked from the scheduler's own
+record of each job (`scontrol show job -d`) and against the local demo's tables.
+
+Skipped, with the reason, where the cluster cannot be brought up (not root, the packages absent,
+a SLURM already configured on the machine)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import DEMO, ROOT, copy_project
+
+pytestmark = pytest.mark.workflow
+
+CLUSTER = ROOT / "tests/slurm/one_node_cluster.sh"
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """The one-node cluster, up for this module's tests and down after them, whatever happened."""
+    pytest.importorskip("snakemake_executor_plugin_slurm")
+    missing = [tool for tool in ("munged", "slurmctld", "slurmd", "sbatch", "squeue") if shutil.which(tool) is None]
+    if missing:
+        pytest.skip(f"no SLURM here ({', '.join(missing)} missing): apt-get install -y slurm-wlm munge")
+    if os.geteuid() != 0:
+        pytest.skip("the one-node SLURM cluster runs its daemons as root")
+    state = tmp_path_factory.mktemp("slurm")
+    up = subprocess.run(["bash", str(CLUSTER), "up", str(state)], capture_output=True, text=True, timeout=120)
+    if up.returncode == 3:
+        pytest.skip(up.stderr.strip())
+    try:
+        assert up.returncode == 0, up.stdout + up.stderr
+        yield state
+    finally:
+        subprocess.run(["bash", str(CLUSTER), "down", str(state)], capture_output=True, timeout=120)
+
+
+def scheduled_jobs() -> list[dict[str, str]]:
+    """Every job the scheduler holds (finished ones for an hour): its fields, and the rule that
+    Snakemake's plugin names in the job's comment ("rule_NAME_wildcards_...")."""
+    text = subprocess.run(["scontrol", "show", "job", "-d"], capture_output=True, text=True, check=True).stdout
+    jobs = []
+    for block in text.strip().split("\n\n"):
+        fields = dict(re.findall(r"(\w+)=(\S*)", block))
+        if fields:
+            fields["rule"] = re.sub(r"_wildcards_.*$", "", fields.get("Comment", "")).removeprefix("rule_")
+            jobs.append(fields)
+    return jobs
+
+
+def local_rules() -> set[str]:
+    names = set()
+    for path in [ROOT / "Snakefile", *(ROOT / "workflow/rules").rglob("*.smk")]:
+        for block in re.findall(r"^localrules:\n((?:    \w+,?\n)+)", path.read_text(), re.MULTILINE):
+            names |= set(re.findall(r"\w+", block))
+    return names
+
+
+def on_cluster(project: Path, profile: dict, *args: str) -> subprocess.Popen:
+    """Snakemake in ``project`` through the profile (the test's overlay of profiles/slurm), started."""
+    (project / "profiles/slurm-test").mkdir(parents=True, exist_ok=True)
+    (project / "profiles/slurm-test/config.yaml").write_text(yaml.safe_dump(profile))
+    command = [sys.executable, "-m", "snakemake", *args, *DEMO, "--profile", "profiles/slurm-test"]
+    # no slurmdbd here: jobs are followed with squeue; checked every second, not every 40
+    command += ["--slurm-status-command", "squeue", "--slurm-init-seconds-before-status-checks", "1"]
+    log = (project / "cluster-run.log").open("w")
+    return subprocess.Popen(
+        command, cwd=project, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "HF_HUB_OFFLINE": "1"}
+    )
+
+
+WIKIDATA = ["results/wikidata/entities.parquet", "results/wikidata/claims.parquet"]
+WIKIPEDIA = ["results/lpaqa/wikipedia/parts/sentences-0.parquet", "results/lpaqa/wikipedia/parts/sentences-1.parquet"]
+PROBES = ["lpaqa_probe", "stest_probe", "comps_probe"]
+
+
+@pytest.fixture(scope="module")
+def cluster_runs(cluster, demo, tmp_path_factory):
+    """Three runs side by side on the cluster, to keep the suite short: (shared) the shared stages
+    from scratch (Wikidata's index, chunks and gather; Wikipedia's extraction chunks); (probes) on
+    a copy of the finished demo, the probes again (--forcerun: LPAQA's baseline, every S-TEST and
+    COMPS probe) with the tables after them; (failing) one S-TEST probe with scoring.device: cuda,
+    which a node whose GPU is only counted cannot give. The demo models' training is the local
+    demo's. Returns each run's project, exit code, output and scheduled jobs, and the profile."""
+    profile = yaml.safe_load((ROOT / "profiles/slurm/config.yaml").read_text())
+    profile["default-resources"]["slurm_account"] = "knowprobe-test"  # the overlay: the account only
+    base = tmp_path_factory.mktemp("cluster")
+    shared = copy_project(base / "shared")
+    probes, failing = base / "probes", base / "failing"
+    for project in (probes, failing):
+        shutil.copytree(demo, project, symlinks=True)
+    before = {job["JobId"] for job in scheduled_jobs()}
+    started = time.time()
+    runs = {
+        "shared": on_cluster(shared, profile, *WIKIDATA, *WIKIPEDIA),
+        "probes": on_cluster(
+            probes, profile, "results/lpaqa/tables/baseline.csv", "stest", "comps", "--forcerun", *PROBES
+        ),
+        "failing": on_cluster(
+            failing,
+            profile,
+            "results/stest/scores/tiny-demo-bert.parquet",
+            "--forcerun",
+            "stest_probe",
+            "--config",
+            "scoring={device: cuda}",
+        ),
+    }
+    codes = {name: run.wait(timeout=1200) for name, run in runs.items()}
+    minutes = (time.time() - started) / 60
+    jobs = [job for job in scheduled_jobs() if job["JobId"] not in before]
+    listing = "\n".join(
+        f"{j['JobId']:>4} {j['rule']:<24} {j['Partition']:<4} {j.get('JOB_GRES', '-'):<6} "
+        f"cpus={j['NumCPUs']:<2} {j['JobState']:<10} {Path(j['WorkDir']).name}"
+        for j in sorted(jobs, key=lambda job: int(job["JobId"]))
+    )
+    print(f"\nthree runs on the cluster: {minutes:.1f} min, {len(jobs)} jobs\n{listing}")
+    projects = {"shared": shared, "probes": probes, "failing": failing}
+    return {
+        name: {
+            "project": project,
+            "code": codes[name],
+            "said": (project / "cluster-run.log").read_text(),
+            "jobs": [job for job in jobs if Path(job["WorkDir"]) == project],
+        }
+        for name, project in projects.items()
+    } | {"profile": profile}
+
+
+def test_the_demo_runs_on_a_slurm_cluster_as_the_profile_says(cluster_runs, demo):
+    """Issue 29: GPU rules on the gpu partition with one GPU each and the CPUs of their threads,
+    the Wikidata and Wikipedia chunks as separate jobs on the cpu partition, localrules never
+    submitted, and the same outputs as the local demo, byte for byte."""
+    profile = cluster_runs["profile"]
+    shared, probes = cluster_runs["shared"], cluster_runs["probes"]
+    for run in (shared, probes):
+        assert run["code"] == 0, run["said"][-5000:]
+    jobs = shared["jobs"] + probes["jobs"]
+    assert jobs and all(job["JobState"] == "COMPLETED" for job in jobs), jobs
+    gpu_rules = {rule for rule, settings in profile["set-resources"].items() if settings.get("gpu") == 1}
+    for job in jobs:
+        on_gpu = job["Partition"] == "gpu" and job.get("JOB_GRES") == "gpu:1"
+        assert on_gpu == (job["rule"] in gpu_rules), job
+        # a job's CPUs are its rule's threads, which the job then uses (set-threads)
+        assert int(job["NumCPUs"]) == profile["set-threads"].get(job["rule"], 1), job
+    ran = [job["rule"] for job in jobs]
+    config = yaml.safe_load((ROOT / "resources/demo/config.yaml").read_text())
+    masked = [name for name, model in config["models"].items() if model["kind"] == "masked"]
+    # LPAQA's baseline: the manual prompts of each masked model; S-TEST and COMPS: every model
+    assert ran.count("lpaqa_probe") == len(masked), ran
+    assert ran.count("stest_probe") == ran.count("comps_probe") == len(config["models"]), ran
+    for rule, count in [("wikidata_chunk", config["wikidata"]["chunks"]), ("lpaqa_wikipedia_extract", len(WIKIPEDIA))]:
+        chunks = [job for job in jobs if job["rule"] == rule]
+        assert len(chunks) == count and {job["Partition"] for job in chunks} == {"cpu"}, (rule, chunks)
+    assert not set(ran) & local_rules(), set(ran) & local_rules()
+    # the same outputs as the local demo's
+    for path in WIKIDATA + WIKIPEDIA:
+        assert (shared["project"] / path).read_bytes() == (demo / path).read_bytes(), path
+    for study in ("lpaqa", "stest", "comps"):
+        tables = sorted((demo / "results" / study / "tables").iterdir())
+        assert tables
+        for table in tables:
+            relative = table.relative_to(demo)
+            assert (probes["project"] / relative).read_bytes() == table.read_bytes(), relative
+
+
+def test_a_job_that_fails_on_a_node_says_why_with_its_job_id_and_is_retried_once(cluster_runs):
+    """Issue 29: a job that fails on a node (scoring.device cuda where the GPU is only counted) is
+    reported with the SLURM job id and its log's lines, the knowprobe error among them; the
+    profile's one retry resubmits it once, not forever."""
+    failing = cluster_runs["failing"]
+    assert failing["code"] != 0
+    jobs, said = failing["jobs"], failing["said"]
+    assert [job["rule"] for job in jobs] == ["stest_probe", "stest_probe"], jobs  # tried, retried once
+    assert all(job["JobState"] == "FAILED" for job in jobs)
+    for job in jobs:
+        assert f"SLURM-job '{job['JobId']}' failed" in said, said[-3000:]
+    assert "Error in rule stest_probe" in said
+    assert "config scoring.device: cuda, but this machine" in said, said[-3000:]
