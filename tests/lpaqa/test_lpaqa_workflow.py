@@ -267,7 +267,8 @@ def test_demo_writes_every_paper_table_and_figure(demo):
     for number in range(1, 16):
         for suffix in ["md", "csv", "tex"]:
             assert (tables / f"table{number}.{suffix}").stat().st_size > 0, f"table{number}.{suffix}"
-        assert (tables / f"table{number}.md").read_text().startswith(f"Table {number}:")  # the paper's caption
+        # the paper's caption, quoted as the paper's (issue 28)
+        assert (tables / f"table{number}.md").read_text().startswith(f"Table {number}. The paper's caption: \"")
     figures = demo / RESULTS / "figures"
     for number in range(2, 6):
         png = (figures / f"figure{number}.png").read_bytes()
