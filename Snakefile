@@ -79,3 +79,8 @@ onsuccess:
 # will cost: downloads, disk and time per study and in total (resources/full_run_cost.yaml)
 if is_plain_dry_run() and any("hub_id" in config["models"][name] for name in STUDY_MODELS()):
     print_full_run_cost()
+
+
+# a job the scheduler killed for its memory or time limit: one line naming the rule and the limit
+onerror:
+    print_limit_kills(log)

@@ -90,15 +90,20 @@ def cluster_runs(cluster, demo, tmp_path_factory):
     from scratch (Wikidata's index, chunks and gather; Wikipedia's extraction chunks); (probes) on
     a copy of the finished demo, the probes again (--forcerun: LPAQA's baseline, every S-TEST and
     COMPS probe) with the tables after them; (failing) one S-TEST probe with scoring.device: cuda,
-    which a node whose GPU is only counted cannot give. The demo models' training is the local
-    demo's. Returns each run's project, exit code, output and scheduled jobs, and the profile."""
+    which a node whose GPU is only counted cannot give; (memory) one S-TEST probe with a memory
+    limit of 100 MB, then, once the others are done, again with the profile's own (rerun). The demo
+    models' training is the local demo's. Returns each run's project, exit code, output and
+    scheduled jobs, and the profile."""
     profile = yaml.safe_load((ROOT / "profiles/slurm/config.yaml").read_text())
     profile["default-resources"]["slurm_account"] = "knowprobe-test"  # the overlay: the account only
     base = tmp_path_factory.mktemp("cluster")
     shared = copy_project(base / "shared")
-    probes, failing = base / "probes", base / "failing"
-    for project in (probes, failing):
+    probes, failing, memory = base / "probes", base / "failing", base / "memory"
+    for project in (probes, failing, memory):
         shutil.copytree(demo, project, symlinks=True)
+    starved = yaml.safe_load(yaml.safe_dump(profile))
+    starved["set-resources"]["stest_probe"]["mem_mb"] = 100
+    memory_target = ["results/stest/scores/tiny-demo-bert-small.parquet", "--forcerun", "stest_probe"]
     before = {job["JobId"] for job in scheduled_jobs()}
     started = time.time()
     runs = {
@@ -115,8 +120,13 @@ def cluster_runs(cluster, demo, tmp_path_factory):
             "--config",
             "scoring={device: cuda}",
         ),
+        "memory": on_cluster(memory, starved, *memory_target),
     }
     codes = {name: run.wait(timeout=1200) for name, run in runs.items()}
+    said = {"memory": (memory / "cluster-run.log").read_text()}
+    ran_before = {job["JobId"] for job in scheduled_jobs()}
+    # the limit raised back to the profile's: the same command goes on
+    codes["rerun"] = on_cluster(memory, profile, memory_target[0]).wait(timeout=600)
     minutes = (time.time() - started) / 60
     jobs = [job for job in scheduled_jobs() if job["JobId"] not in before]
     listing = "\n".join(
@@ -125,16 +135,19 @@ def cluster_runs(cluster, demo, tmp_path_factory):
         for j in sorted(jobs, key=lambda job: int(job["JobId"]))
     )
     print(f"\nthree runs on the cluster: {minutes:.1f} min, {len(jobs)} jobs\n{listing}")
-    projects = {"shared": shared, "probes": probes, "failing": failing}
-    return {
+    projects = {"shared": shared, "probes": probes, "failing": failing, "memory": memory, "rerun": memory}
+    out = {
         name: {
             "project": project,
             "code": codes[name],
-            "said": (project / "cluster-run.log").read_text(),
+            "said": said.get(name) or (project / "cluster-run.log").read_text(),
             "jobs": [job for job in jobs if Path(job["WorkDir"]) == project],
         }
         for name, project in projects.items()
-    } | {"profile": profile}
+    }
+    out["memory"]["jobs"] = [job for job in out["memory"]["jobs"] if job["JobId"] in ran_before]
+    out["rerun"]["jobs"] = [job for job in out["rerun"]["jobs"] if job["JobId"] not in ran_before]
+    return out | {"profile": profile}
 
 
 def test_the_demo_runs_on_a_slurm_cluster_as_the_profile_says(cluster_runs, demo):
@@ -187,3 +200,21 @@ def test_a_job_that_fails_on_a_node_says_why_with_its_job_id_and_is_retried_once
         assert f"SLURM-job '{job['JobId']}' failed" in said, said[-3000:]
     assert "Error in rule stest_probe" in said
     assert "config scoring.device: cuda, but this machine" in said, said[-3000:]
+
+
+def test_a_job_over_its_memory_limit_is_one_line_and_the_rerun_goes_on(cluster_runs, demo):
+    """Issue 29: a job the scheduler kills for its limit says so in one line naming the rule and
+    the limit (SLURM itself says only FAILED without slurmdbd); with the limit raised, the same
+    command runs that job and nothing before it."""
+    memory, rerun = cluster_runs["memory"], cluster_runs["rerun"]
+    assert memory["code"] != 0
+    killed = [job for job in memory["jobs"] if job["rule"] == "stest_probe"]
+    assert len(killed) == 2 and all(job["JobState"] == "FAILED" for job in killed), memory["jobs"]  # retried once
+    for job in killed:
+        line = f"knowprobe: rule stest_probe (SLURM job {job['JobId']}) went over its memory limit (mem_mb=100, used"
+        assert line in memory["said"], memory["said"][-3000:]
+    assert "raise mem_mb for stest_probe in the profile's set-resources and run the same command" in memory["said"]
+    assert rerun["code"] == 0, rerun["said"][-3000:]
+    assert [job["rule"] for job in rerun["jobs"]] == ["stest_probe"], rerun["jobs"]
+    scores = "results/stest/scores/tiny-demo-bert-small.parquet"
+    assert (rerun["project"] / scores).read_bytes() == (demo / scores).read_bytes()

@@ -52,13 +52,16 @@ ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 GresTypes=gpu
 SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
+SelectTypeParameters=CR_Core_Memory
 SlurmdParameters=config_overrides
 MinJobAge=3600
 JobCompType=jobcomp/filetxt
 JobCompLoc=$state/log/jobcomp.txt
 AccountingStorageType=accounting_storage/none
-JobAcctGatherType=jobacct_gather/none
+# memory limits are enforced by sampling each job's memory every second
+JobAcctGatherType=jobacct_gather/linux
+JobAcctGatherParams=OverMemoryKill
+JobAcctGatherFrequency=task=1
 MpiDefault=none
 ReturnToService=2
 NodeName=$host CPUs=16 RealMemory=128000 Gres=gpu:4 State=UNKNOWN

@@ -288,6 +288,21 @@ def dry_run():
     return bool(workflow.dryrun) or planning or any("n" in arg for arg in short)
 
 
+def print_limit_kills(run_log):
+    """After a failed run: a line for each job that the scheduler killed for its memory or time
+    limit (knowprobe.cluster), with the rule's runtime as this run set it."""
+    from knowprobe import cluster
+
+    try:
+        text = Path(run_log).read_text(errors="replace")
+    except (OSError, TypeError):
+        return
+    overrides = workflow.resource_settings.overwrite_resources or {}
+    for kill in cluster.limit_kills(text):
+        runtime = overrides.get(kill.rule, {}).get("runtime") or workflow.get_rule(kill.rule).resources.get("runtime")
+        print(cluster.limit_line(kill, runtime if isinstance(runtime, (int, float, str)) else None), file=sys.stderr)
+
+
 def is_plain_dry_run():
     """Whether this invocation is a dry run (-n, --dry-run) of the workflow's jobs, not a report,
     the linter or a listing."""
