@@ -293,10 +293,9 @@ def print_limit_kills(run_log):
     limit (knowprobe.cluster), with the rule's runtime as this run set it."""
     from knowprobe import cluster
 
-    try:
-        text = Path(run_log).read_text(errors="replace")
-    except (OSError, TypeError):
-        return
+    # Snakemake 9 passes its log files as a list, earlier ones the one path
+    paths = [run_log] if isinstance(run_log, (str, os.PathLike)) else list(run_log or [])
+    text = "".join(Path(path).read_text(errors="replace") for path in paths if Path(path).is_file())
     overrides = workflow.resource_settings.overwrite_resources or {}
     for kill in cluster.limit_kills(text):
         runtime = overrides.get(kill.rule, {}).get("runtime") or workflow.get_rule(kill.rule).resources.get("runtime")
