@@ -77,7 +77,7 @@ onsuccess:
 
 # A dry run of a config that downloads models (config.yaml, not the demo) says what the full run
 # will cost: downloads, disk and time per study and in total (resources/full_run_cost.yaml)
-if is_plain_dry_run() and any("hub_id" in config["models"][name] for name in STUDY_MODELS()):
+if is_plain_dry_run() and any("hub_id" in config["models"][name] for name in study_models()):
     print_full_run_cost()
 
 

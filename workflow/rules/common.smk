@@ -77,7 +77,7 @@ DEMO_CORPORA = {}
 STUDY_MODEL_NAMES = {}
 
 
-def STUDY_MODELS():
+def study_models():
     """The models of the configured studies, each once."""
     return list(dict.fromkeys(m for study in config["studies"] for m in STUDY_MODEL_NAMES.get(study, [])))
 
