@@ -38,44 +38,14 @@ def views(categories: list[str], results: list[str]) -> dict[str, str]:
     return out
 
 
-def screenshot(report: Path, script: str, png: Path, chromium: str, size: str = "1400,1000") -> None:
-    page = png.with_suffix(".html")
-    opener = f"<script>window.addEventListener('load', () => setTimeout(() => {{ {script} }}, 500));</script>"
+def run_in_chromium(page: Path, copy: Path, script: str, output: str, chromium: str, size: str) -> str:
+    """Open a copy of ``page`` with ``script`` added (a <script> element) in headless Chromium at
+    ``size``, with ``output`` its output flag (--screenshot=PNG, --dump-dom); returns what it printed."""
     # the last </body>: the report's scripts hold the string too
-    head, tag, tail = report.read_text(encoding="utf-8").rpartition("</body>")
-    page.write_text(head + opener + tag + tail, encoding="utf-8")
-    subprocess.run(
-        [
-            chromium,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--hide-scrollbars",
-            f"--window-size={size}",
-            "--virtual-time-budget=5000",
-            f"--screenshot={png}",
-            page.resolve().as_uri(),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
-    page.unlink()
-
-
-def measure(page: Path, script: str, expression: str, chromium: str, size: str = "1400,1000"):
-    """What a JavaScript ``expression`` gives (as JSON) in ``page`` opened at ``size`` in Chromium,
-    after ``script`` opened a view: layout as the browser made it (positions, widths)."""
-    copy = page.with_name(f".measure-{page.name}")
-    probe = (
-        "<script>window.addEventListener('load', () => setTimeout(() => { "
-        f"{script}; setTimeout(() => document.body.setAttribute('data-measured', "
-        f"JSON.stringify({expression})), 800); }}, 500));</script>"
-    )
     head, tag, tail = page.read_text(encoding="utf-8").rpartition("</body>")
-    copy.write_text(head + probe + tag + tail, encoding="utf-8")
+    copy.write_text(head + script + tag + tail, encoding="utf-8")
     try:
-        dom = subprocess.run(
+        return subprocess.run(
             [
                 chromium,
                 "--headless",
@@ -84,7 +54,7 @@ def measure(page: Path, script: str, expression: str, chromium: str, size: str =
                 "--hide-scrollbars",
                 f"--window-size={size}",
                 "--virtual-time-budget=5000",
-                "--dump-dom",
+                output,
                 copy.resolve().as_uri(),
             ],
             check=True,
@@ -94,6 +64,23 @@ def measure(page: Path, script: str, expression: str, chromium: str, size: str =
         ).stdout
     finally:
         copy.unlink()
+
+
+def screenshot(report: Path, script: str, png: Path, chromium: str, size: str = "1400,1000") -> None:
+    opener = f"<script>window.addEventListener('load', () => setTimeout(() => {{ {script} }}, 500));</script>"
+    run_in_chromium(report, png.with_suffix(".html"), opener, f"--screenshot={png}", chromium, size)
+
+
+def measure(page: Path, script: str, expression: str, chromium: str, size: str = "1400,1000"):
+    """What a JavaScript ``expression`` gives (as JSON) in ``page`` opened at ``size`` in Chromium,
+    after ``script`` opened a view: layout as the browser made it (positions, widths)."""
+    probe = (
+        "<script>window.addEventListener('load', () => setTimeout(() => { "
+        f"{script}; setTimeout(() => document.body.setAttribute('data-measured', "
+        f"JSON.stringify({expression})), 800); }}, 500));</script>"
+    )
+    copy = page.with_name(f".measure-{page.name}")
+    dom = run_in_chromium(page, copy, probe, "--dump-dom", chromium, size)
     import html
 
     found = re.search(r'data-measured="([^"]*)"', dom)
