@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
+import numpy as np
 import pandas as pd
 
 from .contracts import CLAIMS, ENTITIES, PartWriter, close_all
@@ -267,6 +268,9 @@ def open_dump(path: str | Path, index: str | Path | None = None):
     return handle
 
 
+INDEX_STEP = 1 << 30  # uncompressed bytes decoded between two updates of the index pass's progress
+
+
 def build_index(path: str | Path, index_out: str | Path, threads: int = 1) -> dict:
     """One pass over the dump: its uncompressed size and, for .gz/.bz2, a rapidgzip seek index."""
     path = Path(path)
@@ -285,10 +289,16 @@ def build_index(path: str | Path, index_out: str | Path, threads: int = 1) -> di
     ):
         done = 0
         try:
-            while handle.read(1 << 26):
+            # seeking forward decodes (and indexes) without handing the data out: three times as
+            # fast as reading it into Python (issue 30's rehearsal: 1.4 GB/s against 0.45 on one core)
+            while True:
+                position = handle.tell()
+                if handle.seek(position + INDEX_STEP) < position + INDEX_STEP:
+                    break  # the end of the data
                 compressed = handle.tell_compressed() // 8  # rapidgzip reports bits
                 bar.update(compressed - done)
                 done = compressed
+            bar.update(path.stat().st_size - done)
         except Exception as error:  # rapidgzip raises plain exceptions on corrupt data
             raise KnowprobeError(
                 f"{path}: corrupt or truncated archive near compressed byte "
@@ -440,10 +450,12 @@ def gather(
     """Concatenate the chunks' parts into one entities and one claims table, part by part (bounded
     memory), keeping the first of entities listed twice (a mirrored or repeated line) and one of
     each claim row of such an entity: returns the rows written and the counts of what was dropped
-    (``duplicate_entity``, ``duplicate_claim``). Tables downstream may then take qids as unique."""
-    import numpy as np
+    (``duplicate_entity``, ``duplicate_claim``). Tables downstream may then take qids as unique.
+
+    Rows are told apart by their ids as integers, a batch at a time in numpy; only the rows of
+    the (few) repeated entities go through Python, so a dump with one repeat costs what one
+    without does."""
     import pyarrow as pa
-    import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
     from .contracts import check
@@ -452,52 +464,45 @@ def gather(
         check(part, ENTITIES if part in entity_parts else CLAIMS)
     # ids as integers: a hundred million of them take 800 MB, their strings ten times that
     numbers = np.concatenate(
-        [
-            np.asarray(pc.cast(pc.utf8_slice_codeunits(pq.read_table(p, columns=["qid"])["qid"], 1), pa.int64()))
-            for p in entity_parts
-        ]
-        or [np.empty(0, dtype=np.int64)]
+        [qid_numbers(pq.read_table(p, columns=["qid"])["qid"]) for p in entity_parts] or [np.empty(0, dtype=np.int64)]
     )
-    ordered = np.sort(numbers)
-    repeated = set(ordered[1:][ordered[1:] == ordered[:-1]].tolist())
+    numbers.sort()
+    repeated = np.unique(numbers[1:][numbers[1:] == numbers[:-1]])
+    del numbers
     dropped = {"duplicate_entity": 0, "duplicate_claim": 0}
-    seen_entities: set[int] = set()
-    seen_claims: set[tuple] = set()
+    seen: set = set()
 
-    def write(parts, out, contract, keep):
+    def write(parts, out, contract, id_column, key_columns, kind):
         rows = 0
         with atomic_path(out) as tmp:
             with pq.ParquetWriter(tmp, contract.arrow_schema(), compression="zstd") as writer:
                 for part in parts:
                     for batch in pq.ParquetFile(part).iter_batches():
-                        if repeated:
-                            batch = batch.filter(pa.array(keep(batch), type=pa.bool_()))
+                        if len(repeated):
+                            of_repeated = np.flatnonzero(np.isin(qid_numbers(batch.column(id_column)), repeated))
+                            if len(of_repeated):
+                                keep = np.ones(batch.num_rows, dtype=bool)
+                                keys = zip(
+                                    *(batch.column(c).take(pa.array(of_repeated)).to_pylist() for c in key_columns)
+                                )
+                                for row, key in zip(of_repeated.tolist(), keys):
+                                    if (kind, key) in seen:
+                                        keep[row] = False
+                                        dropped[f"duplicate_{kind}"] += 1
+                                    seen.add((kind, key))
+                                batch = batch.filter(pa.array(keep))
                         writer.write_batch(batch)
                         rows += batch.num_rows
         return rows
 
-    def keep_entity(batch):
-        flags = []
-        for qid in batch.column("qid").to_pylist():
-            number = int(qid[1:])
-            first = number not in repeated or number not in seen_entities
-            if number in repeated:
-                seen_entities.add(number)
-            dropped["duplicate_entity"] += not first
-            flags.append(first)
-        return flags
-
-    def keep_claim(batch):
-        flags = []
-        for row in zip(*(batch.column(name).to_pylist() for name in ("subject", "property", "object", "rank"))):
-            of_repeated = int(row[0][1:]) in repeated
-            first = not of_repeated or row not in seen_claims
-            if of_repeated:
-                seen_claims.add(row)
-            dropped["duplicate_claim"] += not first
-            flags.append(first)
-        return flags
-
-    entities = write(entity_parts, entities_out, ENTITIES, keep_entity)
-    claims = write(claim_parts, claims_out, CLAIMS, keep_claim)
+    entities = write(entity_parts, entities_out, ENTITIES, "qid", ["qid"], "entity")
+    claims = write(claim_parts, claims_out, CLAIMS, "subject", ["subject", "property", "object", "rank"], "claim")
     return entities, claims, dropped
+
+
+def qid_numbers(ids) -> np.ndarray:
+    """Item ids of an Arrow string array ("Q42") as int64 (42): the parser keeps only well-formed ones."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return np.asarray(pc.cast(pc.utf8_slice_codeunits(ids, 1), pa.int64()), dtype=np.int64)
