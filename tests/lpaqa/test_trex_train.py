@@ -1,5 +1,6 @@
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -150,3 +151,114 @@ def test_an_empty_relation_warns_and_an_empty_train_set_stops(caplog):
         match=r"T-REx-train is empty for every relation \(dropped: not_candidate 3, not_single_word 12\)",
     ):
         trex_train.check_not_empty(facts.iloc[:0], dropped, ["P19", "P36"])
+
+
+def pandas_reference(claims, entities, test_facts, relations, candidate_words, per_relation, seed):
+    """T-REx-train the straightforward way, every table in pandas (how the stage was written
+    before issue 30 made it stream): the reference the streamed build is held to."""
+    labels = entities[~entities["qid"].duplicated()].set_index("qid")["label"]
+    years = claims["object"].drop_duplicates()
+    years = years[years.str.fullmatch(r"[0-9]+")]
+    labels = pd.concat([labels, pd.Series(years.to_numpy(), index=years.to_numpy())])
+    allowed = set.intersection(*candidate_words)
+    test_pairs = set(zip(test_facts["relation"], test_facts["sub_uri"], test_facts["obj_uri"]))
+    frames, drops = [], []
+    for relation in relations:
+        pairs = claims.loc[claims["property"] == relation, ["subject", "object"]]
+        counts = {}
+        before = len(pairs)
+        pairs = pairs.drop_duplicates()
+        counts["duplicate"] = before - len(pairs)
+        pairs = pairs.assign(sub_label=pairs["subject"].map(labels), obj_label=pairs["object"].map(labels))
+        keep = pairs["sub_label"].notna() & pairs["obj_label"].notna()
+        counts["no_label"] = int((~keep).sum())
+        pairs = pairs[keep]
+        keep = ~pairs["sub_label"].str.contains(r"\s", regex=True) & ~pairs["obj_label"].str.contains(r"\s", regex=True)
+        counts["not_single_word"] = int((~keep).sum())
+        pairs = pairs[keep]
+        keep = pairs["obj_label"].isin(allowed)
+        counts["not_candidate"] = int((~keep).sum())
+        pairs = pairs[keep]
+        keep = ~pd.Series(
+            [(relation, s, o) in test_pairs for s, o in zip(pairs["subject"], pairs["object"])],
+            index=pairs.index,
+            dtype=bool,
+        )
+        counts["in_test_set"] = int((~keep).sum())
+        pairs = pairs[keep].sort_values(["subject", "object"], kind="stable").reset_index(drop=True)
+        if len(pairs) > per_relation:
+            chosen = np.sort(
+                trex_train.relation_seed(seed, relation).choice(len(pairs), size=per_relation, replace=False)
+            )
+            counts["not_sampled"] = len(pairs) - per_relation
+            pairs = pairs.iloc[chosen]
+        frames.append(
+            pd.DataFrame(
+                {
+                    "relation": relation,
+                    "sub_uri": pairs["subject"].to_numpy(),
+                    "sub_label": pairs["sub_label"].to_numpy(),
+                    "obj_uri": pairs["object"].to_numpy(),
+                    "obj_label": pairs["obj_label"].to_numpy(),
+                }
+            )
+        )
+        drops += [(relation, r, n) for r, n in counts.items() if n]
+    return pd.concat(frames, ignore_index=True), drops
+
+
+def test_the_streamed_build_gives_what_the_pandas_reading_gave(tmp_path):
+    """Issue 30: T-REx-train streams the Wikidata stage's files (a byte of flags per entity, two
+    integers per claim) instead of holding both tables in pandas; on a world with repeated claims
+    and entities, unlabelled entities, labels with a non-breaking or other Unicode space, years,
+    ids of other shapes and test pairs, it gives the same facts in the same order and the same
+    drop counts, from files and from frames."""
+    rng = np.random.default_rng(0)
+    n = 3000
+    words = [f"w{i}" for i in range(n)]
+    spaces = [" ", "\u00a0", "\u2009", "\t", "\u3000"]  # Python's \s holds them all
+    labels = [word if i % 5 else word + spaces[i % 25 // 5] + "x" for i, word in enumerate(words)]
+    qids = [f"Q{i}" for i in range(n)] + ["Q5", "Q7", "Q01", "X9"]  # Q5 and Q7 twice, the first counts
+    entities = pd.DataFrame({"qid": qids, "label": labels + ["again", "other", "w1", "w2"]})
+    entities = entities[entities["qid"] != "Q11"]  # Q11 unlabelled (no entities row)
+    relations = ["P19", "P27", "P569", "P31"]
+    rows = []
+    for relation in relations:
+        for _ in range(1500):
+            subject = f"Q{rng.integers(0, n)}"
+            obj = str(rng.integers(1500, 2000)) if relation == "P569" else f"Q{rng.integers(0, 60)}"
+            rows.append((subject, relation, obj))
+    rows += [("Q01", "P19", "Q3"), ("Q3", "P19", "Q01"), ("X9", "P27", "Q11"), ("Q2", "P31", "0042")]
+    claims = pd.DataFrame(rows * 1 + rows[:200], columns=["subject", "property", "object"]).assign(rank="normal")
+    claims = claims.sample(frac=1.0, random_state=2).reset_index(drop=True)
+    allowed = [
+        set(words[:40]) | {str(y) for y in range(1500, 1800)} | {"w1", "w2"},
+        set(words[:50]) | {str(y) for y in range(1500, 2000)} | {"w1", "w2"},
+    ]
+    test = claims.sample(n=120, random_state=3)[["property", "subject", "object"]]
+    test.columns = ["relation", "sub_uri", "obj_uri"]
+    expected, expected_drops = pandas_reference(claims, entities, test, relations, allowed, 100, 7)
+    facts, dropped = trex_train.build(claims, entities, test, relations, allowed, per_relation=100, seed=7)
+    assert (
+        facts[["relation", "sub_uri", "sub_label", "obj_uri", "obj_label"]].values.tolist() == expected.values.tolist()
+    )
+    assert [tuple(r) for r in dropped[["relation", "reason", "n"]].values.tolist()] == expected_drops
+    assert {"not_single_word", "not_candidate", "in_test_set", "not_sampled", "no_label", "duplicate"} <= set(
+        dropped["reason"]
+    )
+    # from the Wikidata stage's files, as the rule reads them
+    import pyarrow.dataset as ds
+
+    claims.to_parquet(tmp_path / "claims.parquet", row_group_size=500)
+    entities.to_parquet(tmp_path / "entities.parquet", row_group_size=700)
+    from_files, dropped_files = trex_train.build_from(
+        ds.dataset(tmp_path / "claims.parquet"),
+        ds.dataset(tmp_path / "entities.parquet"),
+        test,
+        relations,
+        allowed,
+        100,
+        7,
+    )
+    pd.testing.assert_frame_equal(from_files, facts)
+    pd.testing.assert_frame_equal(dropped_files, dropped)

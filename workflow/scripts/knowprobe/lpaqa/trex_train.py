@@ -11,6 +11,7 @@ obj_uri, sub_label, obj_label``) can be used instead to reproduce the paper exac
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
 import numpy as np
@@ -48,55 +49,110 @@ def build(
     per_relation: int = _DEFAULTS["per_relation"],
     seed: int = _DEFAULTS["seed"],
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """T-REx-train facts (the ``facts`` contract) and per-relation drop counts (``relation, reason, n``)."""
-    repeated = entities["qid"].duplicated()
-    if repeated.any():  # the Wikidata stage's gather keeps one of each; a table from elsewhere may not
-        log.warning("%d entities listed more than once: the first of each is used", int(repeated.sum()))
-    labels = entities[~repeated].set_index("qid")["label"]
-    # a date claim's object is its year, its own label
-    years = claims["object"].drop_duplicates()
-    years = years[years.str.fullmatch(r"[0-9]+")]
-    labels = pd.concat([labels, pd.Series(years.to_numpy(), index=years.to_numpy())])
+    """T-REx-train facts (the ``facts`` contract) and per-relation drop counts (``relation, reason,
+    n``) from tables in memory (``build_from`` reads the Wikidata stage's files the same way)."""
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+
+    def dataset(frame, columns):
+        return ds.dataset(pa.Table.from_pandas(frame[columns].astype(object), preserve_index=False))
+
+    return build_from(
+        dataset(claims, ["subject", "property", "object"]),
+        dataset(entities, ["qid", "label"]),
+        test_facts,
+        relations,
+        candidate_words,
+        per_relation,
+        seed,
+    )
+
+
+def build_from(
+    claims,
+    entities,
+    test_facts: pd.DataFrame,
+    relations: list[str],
+    candidate_words: list[set[str]],
+    per_relation: int = _DEFAULTS["per_relation"],
+    seed: int = _DEFAULTS["seed"],
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """T-REx-train from the claims and entities datasets (``pyarrow.dataset``: the Wikidata
+    stage's Parquet files), streamed: what is held is a byte of flags per entity (labelled, one
+    word, a candidate) and two integers per claim of the relations, never the tables themselves.
+
+    Per relation, as LPAQA built it: the (subject, object) pairs of its claims, each pair once
+    (``duplicate``), both ends labelled (``no_label``: an entity without an English or mul label;
+    a date's object is its year, its own label), both labels one word (``not_single_word``), the
+    object a single-token candidate of every configured model (``not_candidate``), not a LAMA
+    T-REx test pair (``in_test_set``); then, in the order of the ids as strings, a seeded draw of
+    ``per_relation`` (``not_sampled``)."""
+    import pyarrow.compute as pc
+
     allowed = set.intersection(*candidate_words) if candidate_words else set()
-    test_pairs = set(zip(test_facts["relation"], test_facts["sub_uri"], test_facts["obj_uri"]))
-    frames, drops = [], []
+    codes = IdCodes(allowed)
+    flags = codes.entity_flags(entities)
+    pairs = codes.claim_pairs(claims, relations)
+    test_pairs = codes.test_pairs(test_facts)
+    chosen, drops = {}, []
     for relation in relations:
-        pairs = claims.loc[claims["property"] == relation, ["subject", "object"]]
         counts = {}
-        before = len(pairs)
-        pairs = pairs.drop_duplicates()
-        counts["duplicate"] = before - len(pairs)
-        pairs = pairs.assign(sub_label=pairs["subject"].map(labels), obj_label=pairs["object"].map(labels))
-        keep = pairs["sub_label"].notna() & pairs["obj_label"].notna()
-        counts["no_label"] = int((~keep).sum())
-        pairs = pairs[keep]
-        keep = ~pairs["sub_label"].str.contains(r"\s", regex=True) & ~pairs["obj_label"].str.contains(r"\s", regex=True)
-        counts["not_single_word"] = int((~keep).sum())
-        pairs = pairs[keep]
-        keep = pairs["obj_label"].isin(allowed)
-        counts["not_candidate"] = int((~keep).sum())
-        pairs = pairs[keep]
-        keep = ~pd.Series(
-            [(relation, s, o) in test_pairs for s, o in zip(pairs["subject"], pairs["object"])],
-            index=pairs.index,
-            dtype=bool,
+        subjects, objects = pairs.get(relation, (np.empty(0, np.int64), np.empty(0, np.int64)))
+        before = len(subjects)
+        subjects, objects = unique_pairs(subjects, objects)
+        counts["duplicate"] = before - len(subjects)
+        for reason, subject_bit, object_bit in (
+            ("no_label", LABELLED, LABELLED),
+            ("not_single_word", ONE_WORD, ONE_WORD),
+            ("not_candidate", None, CANDIDATE),
+        ):
+            keep = codes.has(flags, objects, object_bit)
+            if subject_bit is not None:
+                keep &= codes.has(flags, subjects, subject_bit)
+            counts[reason] = int((~keep).sum())
+            subjects, objects = subjects[keep], objects[keep]
+        tested = test_pairs.get(relation, set())
+        keep = np.fromiter(
+            ((s, o) not in tested for s, o in zip(subjects.tolist(), objects.tolist())), bool, len(subjects)
         )
         counts["in_test_set"] = int((~keep).sum())
-        # sorted first: the sample must not depend on the order in which dump chunks were gathered
-        pairs = pairs[keep].sort_values(["subject", "object"], kind="stable").reset_index(drop=True)
-        if len(pairs) > per_relation:
-            chosen = np.sort(relation_seed(seed, relation).choice(len(pairs), size=per_relation, replace=False))
-            counts["not_sampled"] = len(pairs) - per_relation
-            pairs = pairs.iloc[chosen]
+        subjects, objects = subjects[keep], objects[keep]
+        # in the order of the ids as strings: the sample must not depend on the order in which
+        # dump chunks were gathered, and this is the order LPAQA's build (and ours before) drew from
+        order = pc.sort_indices(
+            pa_table({"s": codes.strings(subjects), "o": codes.strings(objects)}),
+            [("s", "ascending"), ("o", "ascending")],
+        ).to_numpy()
+        subjects, objects = subjects[order], objects[order]
+        if len(subjects) > per_relation:
+            picked = np.sort(relation_seed(seed, relation).choice(len(subjects), size=per_relation, replace=False))
+            counts["not_sampled"] = len(subjects) - per_relation
+            subjects, objects = subjects[picked], objects[picked]
+        chosen[relation] = (subjects, objects)
+        drops += [
+            {"relation": relation, "reason": r, "description": DROP_REASONS[r], "n": n} for r, n in counts.items() if n
+        ]
+        log.info(
+            "%s: %d pairs (%s)",
+            relation,
+            len(subjects),
+            ", ".join(f"{r} {n}" for r, n in counts.items() if n) or "nothing dropped",
+        )
+    labels = codes.labels(
+        entities, np.concatenate([np.concatenate(p) for p in chosen.values()] or [np.empty(0, np.int64)])
+    )
+    frames = []
+    for relation, (subjects, objects) in chosen.items():
+        sub_uri, obj_uri = codes.strings(subjects).to_pylist(), codes.strings(objects).to_pylist()
         frames.append(
             pd.DataFrame(
                 {
                     "relation": relation,
-                    "fact_id": [f"{relation}-{s}-{o}" for s, o in zip(pairs["subject"], pairs["object"])],
-                    "sub_uri": pairs["subject"].to_numpy(),
-                    "sub_label": pairs["sub_label"].to_numpy(),
-                    "obj_uri": pairs["object"].to_numpy(),
-                    "obj_label": pairs["obj_label"].to_numpy(),
+                    "fact_id": [f"{relation}-{s}-{o}" for s, o in zip(sub_uri, obj_uri)],
+                    "sub_uri": sub_uri,
+                    "sub_label": [labels[c] for c in subjects.tolist()],
+                    "obj_uri": obj_uri,
+                    "obj_label": [labels[c] for c in objects.tolist()],
                     "origin": "wikidata",
                     "judgments_yes": 0,
                     "judgments_no": 0,
@@ -104,17 +160,184 @@ def build(
                 columns=FACTS.columns,
             )
         )
-        drops += [
-            {"relation": relation, "reason": r, "description": DROP_REASONS[r], "n": n} for r, n in counts.items() if n
-        ]
-        log.info(
-            "%s: %d pairs (%s)",
-            relation,
-            len(pairs),
-            ", ".join(f"{r} {n}" for r, n in counts.items() if n) or "nothing dropped",
-        )
     facts = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=FACTS.columns)
     return facts, pd.DataFrame(drops, columns=["relation", "reason", "description", "n"])
+
+
+LABELLED, ONE_WORD, CANDIDATE, SEEN = 1, 2, 4, 8
+# Python's \s, which LPAQA's (and pandas') one-word test used: every character that isspace()
+WHITESPACE = "[" + "".join(f"\\x{{{ord(c):x}}}" for c in map(chr, range(0x110000)) if c.isspace()) + "]"
+
+
+def pa_table(columns: dict):
+    import pyarrow as pa
+
+    return pa.table(columns)
+
+
+def unique_pairs(subjects: np.ndarray, objects: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each (subject, object) pair once."""
+    if not len(subjects):
+        return subjects, objects
+    unique = np.unique(np.stack([subjects, objects], axis=1), axis=0)
+    return unique[:, 0], unique[:, 1]
+
+
+class IdCodes:
+    """Wikidata ids as int64 codes, so that a claim costs two integers and an entity a byte of
+    flags: an item "Q42" is 42; a year "1756" (a date's object) is -1756; anything else gets a code
+    of its own below both (from a table not made by the Wikidata stage), whose flags a dict holds."""
+
+    OTHER = -(1 << 50)
+
+    def __init__(self, allowed: set[str]):
+        self.allowed = allowed
+        self.others: dict[str, int] = {}
+        self.other_flags: dict[int, int] = {}
+        self.numerals: set[int] = set()  # others written in digits ("0042"), each its own label
+
+    def encode(self, ids) -> np.ndarray:
+        """Codes of an Arrow string array of ids."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        ids = pa.chunked_array([ids]) if not isinstance(ids, pa.ChunkedArray) else ids
+        ids = ids.combine_chunks() if ids.num_chunks != 1 else ids.chunk(0)
+        out = np.empty(len(ids), dtype=np.int64)
+        item = pc.fill_null(pc.match_substring_regex(ids, r"^Q(0|[1-9][0-9]{0,17})$"), False).to_numpy(
+            zero_copy_only=False
+        )
+        year = pc.fill_null(pc.match_substring_regex(ids, r"^[1-9][0-9]{0,14}$"), False).to_numpy(zero_copy_only=False)
+        if item.any():
+            out[item] = pc.cast(pc.utf8_slice_codeunits(ids.filter(pa.array(item)), 1), pa.int64()).to_numpy()
+        if year.any():
+            out[year] = -pc.cast(ids.filter(pa.array(year)), pa.int64()).to_numpy()
+        for row in np.flatnonzero(~(item | year)).tolist():
+            value = ids[row].as_py()
+            if value not in self.others:
+                self.others[value] = self.OTHER - len(self.others) - 1
+                if value is not None and re.fullmatch("[0-9]+", value):  # "0042": a year as written, its own label
+                    self.other_flags[self.others[value]] = (
+                        LABELLED | ONE_WORD | (CANDIDATE if value in self.allowed else 0)
+                    )
+                    self.numerals.add(self.others[value])
+            out[row] = self.others[value]
+        return out
+
+    def strings(self, codes: np.ndarray):
+        """The ids of codes, as an Arrow string array."""
+        import pyarrow as pa
+
+        names = {code: name for name, code in self.others.items()}
+        return pa.array(
+            [f"Q{c}" if c >= 0 else str(-c) if c > self.OTHER else names[c] for c in codes.tolist()], pa.string()
+        )
+
+    def entity_flags(self, entities) -> np.ndarray:
+        """A byte per item number: labelled, one word, a candidate (the first row of a qid counts,
+        as the Wikidata stage keeps the first of an entity listed twice)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        flags = np.zeros(0, dtype=np.uint8)
+        allowed_array = pa.array(sorted(self.allowed), pa.string())
+        repeated = 0
+        for batch in entities.to_batches(columns=["qid", "label"]):
+            codes = self.encode(batch.column("qid"))
+            label = batch.column("label")
+            bits = np.where(pc.is_valid(label).to_numpy(zero_copy_only=False), LABELLED, 0).astype(np.uint8)
+            spaced = pc.fill_null(pc.match_substring_regex(label, WHITESPACE), True).to_numpy(zero_copy_only=False)
+            bits |= np.where(~spaced, ONE_WORD, 0).astype(np.uint8)
+            bits |= np.where(
+                pc.is_in(label, value_set=allowed_array).to_numpy(zero_copy_only=False), CANDIDATE, 0
+            ).astype(np.uint8)
+            bits |= SEEN
+            items = codes >= 0
+            if items.any() and codes[items].max() >= len(flags):  # grown by a quarter at a time
+                grown = np.zeros(int(codes[items].max()) + 1 + len(flags) // 4, dtype=np.uint8)
+                grown[: len(flags)] = flags
+                flags = grown
+            for row in np.flatnonzero(~items).tolist():  # ids the Wikidata stage never writes
+                self.other_flags.setdefault(int(codes[row]), int(bits[row]))
+            numbers, item_bits = codes[items], bits[items]
+            # the first row of each qid: within the batch, then against earlier batches
+            _, first = np.unique(numbers, return_index=True)
+            fresh = np.zeros(len(numbers), dtype=bool)
+            fresh[first] = True
+            fresh &= flags[numbers] & SEEN == 0
+            repeated += int(len(numbers) - fresh.sum())
+            flags[numbers[fresh]] = item_bits[fresh]
+        if repeated:  # the Wikidata stage's gather keeps one of each; a table from elsewhere may not
+            log.warning("%d entities listed more than once: the first of each is used", repeated)
+        return flags
+
+    def has(self, flags: np.ndarray, codes: np.ndarray, bit: int) -> np.ndarray:
+        """Whether the entities of ``codes`` have a flag; a year is labelled with itself, one word,
+        and a candidate where the year is a candidate word."""
+        out = np.zeros(len(codes), dtype=bool)
+        items = codes >= 0
+        inside = items & (codes < len(flags))
+        out[inside] = flags[codes[inside]] & bit != 0
+        years = (codes < 0) & (codes > self.OTHER)
+        if years.any():
+            if bit == CANDIDATE:
+                out[years] = [str(-c) in self.allowed for c in codes[years].tolist()]
+            else:
+                out[years] = True
+        for row in np.flatnonzero(codes <= self.OTHER).tolist():
+            out[row] = self.other_flags.get(int(codes[row]), 0) & bit != 0
+        return out
+
+    def claim_pairs(self, claims, relations: list[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Per relation, the codes of its claims' subjects and objects, read a batch at a time."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        parts: dict[str, list] = {relation: [] for relation in relations}
+        wanted = pa.array(relations, pa.string())
+        for batch in claims.to_batches(
+            columns=["subject", "property", "object"], filter=pc.field("property").isin(wanted)
+        ):
+            if not batch.num_rows:
+                continue
+            subjects, objects = self.encode(batch.column("subject")), self.encode(batch.column("object"))
+            properties = batch.column("property").dictionary_encode()
+            codes = properties.indices.to_numpy(zero_copy_only=False)
+            for index, relation in enumerate(properties.dictionary.to_pylist()):
+                rows = codes == index
+                parts[relation].append((subjects[rows], objects[rows]))
+        return {
+            relation: (np.concatenate([s for s, _ in found]), np.concatenate([o for _, o in found]))
+            for relation, found in parts.items()
+            if found
+        }
+
+    def test_pairs(self, test_facts: pd.DataFrame) -> dict[str, set[tuple[int, int]]]:
+        import pyarrow as pa
+
+        out: dict[str, set] = {}
+        if test_facts.empty:
+            return out
+        subjects = self.encode(pa.array(test_facts["sub_uri"].astype(object), pa.string()))
+        objects = self.encode(pa.array(test_facts["obj_uri"].astype(object), pa.string()))
+        for relation, s, o in zip(test_facts["relation"], subjects.tolist(), objects.tolist()):
+            out.setdefault(relation, set()).add((s, o))
+        return out
+
+    def labels(self, entities, codes: np.ndarray) -> dict[int, str]:
+        """The labels of the entities of ``codes`` (the first row of each qid), years their own."""
+        import pyarrow.compute as pc
+
+        out = {int(c): str(-c) for c in codes.tolist() if self.OTHER < c < 0}
+        out.update({code: name for name, code in self.others.items() if code in self.numerals})
+        wanted = np.unique(codes[(codes >= 0) | (codes <= self.OTHER)])
+        if not len(wanted):
+            return out
+        names = self.strings(wanted)
+        for batch in entities.to_batches(columns=["qid", "label"], filter=pc.field("qid").isin(names)):
+            for code, label in zip(self.encode(batch.column("qid")).tolist(), batch.column("label").to_pylist()):
+                out.setdefault(code, label)
+        return out
 
 
 def split(facts: pd.DataFrame, train_share: float, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
