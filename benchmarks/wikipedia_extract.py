@@ -192,7 +192,7 @@ def measure(dump: Path, ranges, workdir: Path, name: str, knowledge_of) -> tuple
         pq.ParquetFile(sentences_path),
         facts,
         entities,  # as the rule reads
-        wikipedia.read_redirects([redirects_path]),
+        wikipedia.read_redirects(wikipedia.resolved_redirects([redirects_path])),
     )
     match_s = time.perf_counter() - start
     counts = dict(zip(counts["what"], counts["count"]))

@@ -1,6 +1,8 @@
 import bz2
+import random
 
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -105,6 +107,30 @@ def test_title_normalization_and_redirects():
     assert wp.resolve("Vienna", redirects) == "Vienna"
 
 
+def test_final_titles_follow_redirects_as_resolve_does():
+    """Issue 30: the redirects are resolved once, in Arrow, when they are gathered (a Python dict
+    of eleven million redirects in each distant-supervision job was the old way): chains, chains
+    longer than the five hops followed, loops, self-redirects and a title redirected twice (the
+    last counts, as in a dict) all end where ``resolve`` ends."""
+    rng = random.Random(0)
+    titles = [f"T{i}" for i in range(300)]
+    pairs = [(rng.choice(titles), rng.choice(titles)) for _ in range(400)]
+    pairs += [(f"C{i}", f"C{i + 1}") for i in range(8)] + [("L1", "L2"), ("L2", "L1"), ("S", "S")]
+    table = pa.table({"title": [a for a, _ in pairs], "target": [b for _, b in pairs]})
+    redirects = dict(pairs)
+    resolved = wp.resolved_redirects_of(table)
+    expected = [wp.resolve(title, redirects) for title, _ in pairs]
+    assert resolved.column("final").to_pylist() == expected
+    assert wp.resolve("C0", redirects) == "C5" and wp.resolve("L1", redirects) == "L2"
+    # a job reads the redirects that end at the titles it looks for, or are one of them
+    wanted = {"T3", "C5", "S"}
+    subset = wp.read_redirects(resolved, titles=wanted)
+    assert subset == {t: f for t, f in zip(table["title"].to_pylist(), expected) if f in wanted or t in wanted}
+    for title in [*titles, "C0", "C3", "L1", "S", "Vienna"]:
+        if wp.resolve(title, redirects) in wanted:
+            assert subset.get(title, title) == wp.resolve(title, redirects)
+
+
 PAGE = """  <page>
     <title>{title}</title>
     <ns>{ns}</ns>
@@ -196,7 +222,8 @@ def test_chunks_of_streams_cover_every_page_once(tmp_path):
     table = pd.concat(seen, ignore_index=True)
     assert sorted(table["page_id"].unique()) == list(range(1, 41))
     assert len(table) == 80
-    assert wp.read_redirects([tmp_path / f"r{c}.parquet" for c in range(4)]) == {"Old name": "Page 1"}
+    resolved = wp.resolved_redirects([tmp_path / f"r{c}.parquet" for c in range(4)])
+    assert wp.read_redirects(resolved) == {"Old name": "Page 1"}
 
 
 def test_a_dump_without_index_is_read_in_bounded_pieces(tmp_path):

@@ -226,10 +226,18 @@ SENTENCES = contract(
 )
 REDIRECTS = contract(
     "redirects",
-    "Wikipedia redirects.",
-    ("results/lpaqa/wikipedia/redirects.parquet", "results/lpaqa/wikipedia/parts/redirects-*.parquet"),
+    "Wikipedia redirects of one extraction chunk.",
+    ("results/lpaqa/wikipedia/parts/redirects-*.parquet",),
     column("title", pa.string(), "redirect page title"),
     column("target", pa.string(), "the title it redirects to"),
+)
+RESOLVED_REDIRECTS = contract(
+    "resolved_redirects",
+    "Wikipedia's redirects of all chunks, each with the title its chain of redirects ends at.",
+    ("results/lpaqa/wikipedia/redirects.parquet",),
+    column("title", pa.string(), "redirect page title"),
+    column("target", pa.string(), "the title it redirects to"),
+    column("final", pa.string(), "the title reached by following redirects from it, five at most (a loop stops there)"),
 )
 MATCHES = contract(
     "matches",
@@ -402,6 +410,7 @@ CONTRACTS = {
         CLAIMS,
         SENTENCES,
         REDIRECTS,
+        RESOLVED_REDIRECTS,
         MATCHES,
         MINED,
         PARAPHRASE_CANDIDATES,

@@ -28,7 +28,6 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..contracts import MATCHES
-from .wikipedia import resolve
 
 log = logging.getLogger(__name__)
 
@@ -125,15 +124,15 @@ MENTION_COLUMNS = ["row", "start", "end", "qid", "how", "order"]
 
 
 def _link_mentions(batch: pa.RecordBatch, title_to_qid: dict[str, str], redirects: dict[str, str]) -> pd.DataFrame:
-    """Links whose target (through redirects) is an entity of interest; each distinct target
-    title is resolved once."""
+    """Links whose target (through redirects: title → final title) is an entity of interest;
+    each distinct target title is looked up once."""
     starts = batch.column("link_start")
     flat_starts = pc.list_flatten(starts)
     if len(flat_starts) == 0:
         return pd.DataFrame(columns=MENTION_COLUMNS)
     targets = pc.list_flatten(batch.column("link_target")).dictionary_encode()
     qid_of = np.array(
-        [title_to_qid.get(resolve(title, redirects)) for title in targets.dictionary.to_pylist()], dtype=object
+        [title_to_qid.get(redirects.get(title, title)) for title in targets.dictionary.to_pylist()], dtype=object
     )
     codes = targets.indices.to_numpy()
     keep = np.nonzero(pd.notna(qid_of)[codes])[0]
@@ -221,7 +220,10 @@ def match_sentences(
     """Every (fact, sentence) where the sentence mentions the fact's subject and object (``MATCHES.columns``).
 
     ``sentences``: a DataFrame, an Arrow table or a Parquet file (``pq.ParquetFile``) with the
-    sentence columns; it is processed ``batch_rows`` at a time, so memory stays flat."""
+    sentence columns; it is processed ``batch_rows`` at a time, so memory stays flat.
+    ``entities``: at least those of the facts (others are not read). ``redirects``: a redirect's
+    title → the title its chain ends at (``wikipedia.read_redirects``), at least for the
+    redirects that end at a title of the facts' entities."""
     # a date's object is a year, which has no entity: its label is its only name
     years = facts.loc[facts["obj_uri"].str.fullmatch(r"[0-9]+"), "obj_uri"].drop_duplicates()
     if len(years):

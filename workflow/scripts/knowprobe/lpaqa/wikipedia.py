@@ -716,14 +716,57 @@ def extract_chunk(
     return pd.DataFrame([{"what": k, "count": v} for k, v in counts.items()])
 
 
-def read_redirects(paths: list[str | Path]) -> dict[str, str]:
-    frames = [pq.read_table(path).to_pandas() for path in paths]
-    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["title", "target"])
-    return dict(zip(table["title"], table["target"]))
+REDIRECT_HOPS = 5  # how many redirects a link is followed through (a loop stops there)
 
 
-def resolve(title: str, redirects: dict[str, str], hops: int = 5) -> str:
-    """Follow redirects (a chain of at most ``hops``; a loop stops there)."""
+def resolved_redirects(parts: list[str | Path]) -> pa.Table:
+    """The redirects of every extraction part in one table, each with the title its chain of
+    redirects ends at (``final``, as ``resolve`` follows it): what distant supervision looks
+    link targets up in. Where a title is a redirect twice, the last one counts."""
+    tables = [pq.read_table(path, columns=["title", "target"]) for path in parts]
+    empty = pa.table({"title": pa.array([], pa.string()), "target": pa.array([], pa.string())})
+    return resolved_redirects_of(pa.concat_tables(tables) if tables else empty)
+
+
+def resolved_redirects_of(table: pa.Table) -> pa.Table:
+    """``title, target`` with ``final`` beside them (``final_titles``)."""
+    return table.append_column("final", final_titles(table.column("title"), table.column("target")))
+
+
+def final_titles(titles, targets, hops: int = REDIRECT_HOPS) -> pa.Array:
+    """Each title followed through the redirects ``titles`` → ``targets``, ``hops`` steps at most
+    (``resolve`` on every title at once, with Arrow hash lookups instead of a Python dict)."""
+    titles, targets = pa.chunked_array(titles).combine_chunks(), pa.chunked_array(targets).combine_chunks()
+    # the dict that resolve reads keeps the last of a repeated title: look up in reverse order
+    keys, values = titles[::-1], targets[::-1]
+    current = titles
+    for _ in range(hops):
+        found = pc.index_in(current, value_set=keys)
+        following = pc.take(values, found)  # null where current is no redirect
+        moves = pc.and_(pc.is_valid(following), pc.not_equal(following, current))
+        current = pc.if_else(pc.fill_null(moves, False), following, current)
+    return current
+
+
+def read_redirects(source: str | Path | pa.Table, titles=None) -> dict[str, str]:
+    """Redirect title → the title its chain ends at, from the gathered redirects (the file of
+    ``resolved_redirects``'s table, or the table); with ``titles``, only the redirects that end at
+    one of them or are one of them (a sitelink may name a redirect): all that finding those
+    titles needs."""
+    import pyarrow.dataset as ds
+
+    condition = None
+    if titles is not None:
+        wanted = pa.array(sorted(set(titles)), pa.string())
+        condition = pc.field("final").isin(wanted) | pc.field("title").isin(wanted)
+    dataset = ds.dataset(source) if isinstance(source, pa.Table) else ds.dataset(str(source))
+    table = dataset.to_table(columns=["title", "final"], filter=condition)
+    return dict(zip(table.column("title").to_pylist(), table.column("final").to_pylist()))
+
+
+def resolve(title: str, redirects: dict[str, str], hops: int = REDIRECT_HOPS) -> str:
+    """Follow redirects (a chain of at most ``hops``; a loop stops there): the reference that
+    ``final_titles`` computes for whole tables."""
     for _ in range(hops):
         target = redirects.get(title)
         if target is None or target == title:
