@@ -193,7 +193,7 @@ def rule_logging(log_path: str | os.PathLike) -> Iterator[logging.Logger]:
     log_path = Path(log_path)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     console = sys.stderr
-    at_start = _peak_rss_mb()
+    at_start = MemoryMark()
     with log_path.open("w", encoding="utf-8", buffering=1) as handle:
         lines = LineLog(handle)
         handler = logging.StreamHandler(lines.records())
@@ -233,22 +233,26 @@ def rule_logging(log_path: str | os.PathLike) -> Iterator[logging.Logger]:
             root.removeHandler(handler)
 
 
-def job_resources(at_start: float | None = None) -> str:
+def job_resources(at_start: MemoryMark | None = None) -> str:
     """What this job's process has used so far, as ``/usr/bin/time -v`` counts it (getrusage):
-    wall time since the process started, CPU time (user + system), peak resident memory (and,
-    given ``at_start``, the peak before the rule's own work: Snakemake's and the imports'); and the
-    same for child processes where there were any. Every rule's log ends with this line
-    (``resources: wall 12.3 s, CPU 20.1 s, peak RSS 812 MB (375 MB at the start)``): what a
-    cluster's memory and time limits are set from (benchmarks/rehearsal.py reads it)."""
+    wall time since the process started, CPU time (user + system), peak resident memory; given
+    ``at_start``, also what the rule's own work added to the memory it started with (Snakemake's
+    script preamble and the imports hold that, the same whatever the inputs); and the same for
+    child processes where there were any. Every rule's log ends with this line (``resources: wall
+    12.3 s, CPU 20.1 s, peak RSS 812 MB (+437 MB over 375 MB at the start)``): what a cluster's
+    memory and time limits are set from (benchmarks/rehearsal.py reads it)."""
     import resource
 
     own = resource.getrusage(resource.RUSAGE_SELF)
-    line = (
-        f"resources: wall {process_seconds():.1f} s, CPU {own.ru_utime + own.ru_stime:.1f} s, "
-        f"peak RSS {_megabytes(own.ru_maxrss):.0f} MB"
-    )
+    peak = _megabytes(own.ru_maxrss)
+    added = None
     if at_start is not None:
-        line += f" ({at_start:.0f} MB at the start)"
+        since = at_start.peak_since()
+        peak = max(peak, at_start.peak_before, since)
+        added = max(0.0, since - at_start.rss)
+    line = f"resources: wall {process_seconds():.1f} s, CPU {own.ru_utime + own.ru_stime:.1f} s, peak RSS {peak:.0f} MB"
+    if added is not None:
+        line += f" (+{added:.0f} MB over {at_start.rss:.0f} MB at the start)"
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     if children.ru_utime + children.ru_stime > 0:
         line += (
@@ -274,10 +278,41 @@ def process_seconds() -> float:
         return time.monotonic() - _IMPORTED_AT
 
 
-def _peak_rss_mb() -> float:
-    import resource
+class MemoryMark:
+    """The memory a rule starts with, so that what its own work adds can be told: the resident
+    set now, and (Linux) the peak from now on, by resetting the process's high-water mark (which
+    the preamble and imports set, often above what the rule then needs: memory they freed is
+    reused, and a peak measured from the process's start would not show the rule's work)."""
 
-    return _megabytes(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    def __init__(self):
+        import resource
+
+        self.peak_before = _megabytes(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+        self.rss = _status_mb("VmRSS") or self.peak_before
+        try:
+            Path("/proc/self/clear_refs").write_text("5")  # the peak (VmHWM) from here on
+            self.reset = True
+        except OSError:
+            self.reset = False
+
+    def peak_since(self) -> float:
+        """The peak resident set since the mark (where it cannot be reset: since the start)."""
+        import resource
+
+        return (_status_mb("VmHWM") if self.reset else None) or _megabytes(
+            resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        )
+
+
+def _status_mb(field: str) -> float | None:
+    """A memory field of /proc/self/status in MB (None where there is no /proc)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 
 def _megabytes(maxrss: int) -> float:
