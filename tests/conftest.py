@@ -314,3 +314,65 @@ def mirror(tmp_path):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}", dated
     server.shutdown()
+
+
+def peak_rss_increase(code: str, setup: str = "") -> float:
+    """MB by which running ``code`` raises a fresh Python process's resident memory at its peak
+    above what it held after ``setup`` (imports): a memory bound that counts what Arrow, numpy and
+    pandas allocate alike (the rule jobs' own measure, as knowprobe.io.MemoryMark takes it: the
+    high-water mark reset after the setup, Linux)."""
+    status = "dict(line.split(':', 1) for line in open('/proc/self/status'))"
+    program = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT / 'workflow' / 'scripts')!r})\n"
+        f"{setup}\n"
+        "open('/proc/self/clear_refs', 'w').write('5')\n"
+        f"start = int({status}['VmRSS'].split()[0])\n"
+        f"{code}\n"
+        f"print((int({status}['VmHWM'].split()[0]) - start) / 1024)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return float(result.stdout.strip().splitlines()[-1])
+
+
+def write_wikidata_tables(directory, entities: int, claims: int, relations=("P31", "P17", "P19", "P27", "P106")):
+    """Entities and claims tables of the Wikidata stage's contracts, of the given sizes (one-word
+    labels, objects among the first thousand entities), in row groups of 65,536 rows as the
+    stage's gather writes them."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from knowprobe import contracts
+
+    def write(table, path, contract):
+        pq.write_table(contracts.to_table(table, contract), path, compression="zstd", row_group_size=65_536)
+
+    rng = np.random.default_rng(0)
+    numbers = pa.array(np.arange(1, entities + 1))
+    qids = pc.binary_join_element_wise("Q", pc.cast(numbers, pa.string()), "")
+    table = pa.table(
+        {
+            "qid": qids,
+            "label": pc.binary_join_element_wise("Word", pc.cast(numbers, pa.string()), ""),
+            "label_lang": pa.array(["en"] * entities),
+            "aliases": pa.array([[]] * entities, pa.list_(pa.string())),
+            "aliases_lang": pa.nulls(entities, pa.string()),
+            "enwiki": qids,
+        }
+    )
+    write(table, directory / "entities.parquet", contracts.ENTITIES)
+    subjects = pa.array(rng.integers(1, entities + 1, claims))
+    objects = pa.array(rng.integers(1, 1000, claims))
+    claims_table = pa.table(
+        {
+            "subject": pc.binary_join_element_wise("Q", pc.cast(subjects, pa.string()), ""),
+            "property": pa.array(np.array(relations)[rng.integers(0, len(relations), claims)]),
+            "object": pc.binary_join_element_wise("Q", pc.cast(objects, pa.string()), ""),
+            "rank": pa.array(["normal"] * claims),
+        }
+    )
+    write(claims_table, directory / "claims.parquet", contracts.CLAIMS)
+    return [f"Word{i}" for i in range(1, 1000)]

@@ -1,23 +1,14 @@
 """Rule lpaqa_distant_supervision: sentences of one chunk that mention a T-REx-train subject and its object."""
 
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from knowprobe import contracts
 from knowprobe.io import rule_logging
-from knowprobe.lpaqa import distant, wikipedia
+from knowprobe.lpaqa import distant
 
 with rule_logging(snakemake.log[0]) as log:
     facts = contracts.read(snakemake.input.facts, contracts.FACTS)
-    # only the facts' entities, and the redirects that lead to their articles: a full dump's
-    # hundred million entities and eleven million redirects are never all in memory
-    contracts.check(snakemake.input.entities, contracts.ENTITIES)
-    qids = pa.array(sorted(set(facts["sub_uri"]) | set(facts["obj_uri"])), pa.string())
-    entities = ds.dataset(snakemake.input.entities).to_table(filter=pc.field("qid").isin(qids)).to_pandas()
-    contracts.check(snakemake.input.redirects, contracts.RESOLVED_REDIRECTS)
-    redirects = wikipedia.read_redirects(snakemake.input.redirects, titles=entities["enwiki"].dropna())
+    entities, redirects = distant.knowledge_of(facts, snakemake.input.entities, snakemake.input.redirects)
     log.info("%d entities of %d facts, %d redirects to their articles", len(entities), len(facts), len(redirects))
     # read in batches: a chunk's sentences are never all in memory at once
     sentences = pq.ParquetFile(snakemake.input.sentences)

@@ -275,6 +275,23 @@ def match_sentences(
     return frame[MATCHES.columns].reset_index(drop=True)
 
 
+def knowledge_of(facts: pd.DataFrame, entities_path, redirects_path) -> tuple[pd.DataFrame, dict[str, str]]:
+    """What a chunk job needs of the Wikidata and Wikipedia stages' tables for ``facts``: their
+    entities (read with a filter: a full dump's hundred million entities are never all in memory,
+    in each of the chunk jobs) and the redirects that lead to those entities' articles (the
+    gathered ``resolved_redirects``; eleven million on the English Wikipedia)."""
+    import pyarrow.dataset as ds
+
+    from ..contracts import ENTITIES, RESOLVED_REDIRECTS, check
+    from .wikipedia import read_redirects
+
+    check(entities_path, ENTITIES)
+    check(redirects_path, RESOLVED_REDIRECTS)
+    qids = pa.array(sorted(set(facts["sub_uri"]) | set(facts["obj_uri"])), pa.string())
+    entities = ds.dataset(str(entities_path)).to_table(filter=pc.field("qid").isin(qids)).to_pandas()
+    return entities, read_redirects(redirects_path, titles=entities["enwiki"].dropna())
+
+
 def coverage(facts: pd.DataFrame, matches: pd.DataFrame) -> pd.DataFrame:
     """Per relation: T-REx-train facts, those with at least one matched sentence and their share,
     matched sentences, and how the subjects' and the objects' mentions were found."""
