@@ -281,3 +281,119 @@ def _write_stream(out, pages, index, level) -> None:
     index.extend(f"{offset}:{pid}:{title}" for pid, title, _ in pages)
     out.write(bz2.compress("".join(xml for _, _, xml in pages).encode(), level))
     pages.clear()
+
+
+# --- the articles of a synthetic Wikidata world (benchmarks/rehearsal.py) --------------------------
+
+# How an article's lead states its subject's claims, per property (any other: the generic line)
+LEAD_PATTERNS = {
+    "P19": ["{s} was born in {o}.", "{s} (born in {o}) is known for {p}."],
+    "P20": ["{s} died in {o}.", "After {p}, {s} died in {o}."],
+    "P27": ["{s} is a citizen of {o}.", "{s} holds {o} citizenship."],
+    "P106": ["{s} is a {o}.", "{s} worked as a {o} for {p}."],
+    "P131": ["{s} is a place in {o}.", "{s} is located in {o}, {p}."],
+    "P17": ["{s} is in {o}.", "{s} lies in {o}."],
+    "P31": ["{s} is a {o}.", "{s} is a {o} {p}."],
+    "P279": ["{s} is a kind of {o}.", "{s} is a type of {o}."],
+    "P361": ["{s} is part of {o}.", "{s} belongs to {o}."],
+    "P36": ["The capital of {s} is {o}."],
+    "P1412": ["{s} spoke {o}.", "{s} wrote in {o}."],
+    "P108": ["{s} worked for {o}."],
+    "P159": ["{s} is headquartered in {o}."],
+    "P495": ["{s} comes from {o}."],
+    "P136": ["{s} is known for {o} {p}."],
+}
+GENERIC_LEAD = ["{s} and {o} {p}.", "{s} is related to {o}."]
+
+
+def world_pages(world, seed: int = 0, redirects_per_article: float = 1.6):
+    """``(page id, title, page XML)`` of the articles of every item of ``world`` with an enwiki
+    sitelink, and redirects to them (English Wikipedia has about 11 M redirects to its 6.9 M
+    articles). An article's lead states some of its item's claims, the object linked or named,
+    as Wikipedia's leads state Wikidata's facts; then a body as ``article`` writes it, whose
+    sentences link other articles and (one in ten) name the two ends of one of the world's claims."""
+    import numpy as np
+
+    rng = random.Random(seed)
+    articles = np.flatnonzero(world.sitelink) + 1
+    titles = [world.title(int(n)) for n in articles]
+    sample = np.random.default_rng(seed).choice(
+        len(world.subjects), size=min(20_000, len(world.subjects)), replace=False
+    )
+    pairs = [(world.label(int(world.subjects[i])), world.label(int(world.objects[i]))) for i in sample]
+    pool = titles if len(titles) >= 3 else titles + ["Alpha", "Beta", "Gamma"]
+    page_id = 0
+    for number, title in zip(articles.tolist(), titles):
+        page_id += 1
+        yield page_id, title, _page_xml(page_id, title, _world_article(rng, world, number, title, pool, pairs))
+        while rng.random() < redirects_per_article / (1 + redirects_per_article):
+            page_id += 1
+            kind = rng.choice(("(disambiguation)", "City", "region", "family", "album"))
+            alias = f"{world.label(number)} {kind} {page_id}"
+            yield page_id, alias, _page_xml(page_id, alias, f"#REDIRECT [[{title}]]", redirect=title)
+
+
+def _world_article(rng, world, number: int, title: str, pool, pairs) -> str:
+    lead = []
+    claims = list(world.claims_of(number).items())
+    rng.shuffle(claims)
+    subject = BOLD + title + BOLD
+    for prop, objects in claims[:4]:
+        target = objects[0]
+        label = world.label(target)
+        mention = f"[[{world.title(target)}|{label}]]" if world.sitelink[target - 1] and rng.random() < 0.6 else label
+        pattern = rng.choice(LEAD_PATTERNS.get(prop, GENERIC_LEAD))
+        text = pattern.replace("{p}", VOCABULARY.phrase(rng, 3, 8)).format(
+            s=subject if not lead else world.label(number), o=mention
+        )
+        lead.append(text[0].upper() + text[1:])
+    body = article(rng, title, pool, pairs)
+    return " ".join(lead) + "\n" + body
+
+
+def _page_xml(page_id: int, title: str, body: str, redirect: str | None = None) -> str:
+    return (
+        f"  <page>\n    <title>{escape(title)}</title>\n    <ns>0</ns>\n    <id>{page_id}</id>\n"
+        + (f'    <redirect title="{escape(redirect)}" />\n' if redirect else "")
+        + f'    <revision>\n      <id>{page_id}</id>\n      <text xml:space="preserve">{escape(body)}'
+        f"</text>\n    </revision>\n  </page>\n"
+    )
+
+
+def _compressed_stream(pages: list[tuple[int, str, str]]) -> tuple[bytes, list[tuple[int, str]]]:
+    return bz2.compress("".join(xml for _, _, xml in pages).encode(), 9), [(pid, title) for pid, title, _ in pages]
+
+
+def write_world_dump(world, path: str | Path, processes: int = 1, seed: int = 0) -> dict:
+    """The articles and redirects of ``world`` (``world_pages``) as a multistream dump of 100 pages
+    a bzip2 stream and its index, the streams compressed by ``processes`` workers."""
+    import multiprocessing
+
+    path = Path(path)
+    header = '<mediawiki xml:lang="en">\n  <siteinfo><sitename>Wikipedia</sitename></siteinfo>\n'
+    counts = {"pages": 0, "articles": 0, "redirects": 0, "xml_bytes": len(header)}
+
+    def streams():
+        buffered = []
+        for page in world_pages(world, seed):
+            counts["pages"] += 1
+            counts["redirects" if "#REDIRECT" in page[2] else "articles"] += 1
+            counts["xml_bytes"] += len(page[2].encode())
+            buffered.append(page)
+            if len(buffered) == 100:
+                yield buffered
+                buffered = []
+        if buffered:
+            yield buffered
+
+    index = []
+    with path.open("wb") as out, multiprocessing.get_context("fork").Pool(processes) as pool:
+        out.write(bz2.compress(header.encode(), 9))
+        for data, pages in pool.imap(_compressed_stream, streams(), chunksize=4):
+            offset = out.tell()
+            index.extend(f"{offset}:{pid}:{title}" for pid, title in pages)
+            out.write(data)
+        out.write(bz2.compress(b"</mediawiki>\n", 9))
+    index_path = path.with_name(path.name.replace(".xml.bz2", "-index.txt.bz2"))
+    index_path.write_bytes(bz2.compress(("\n".join(index) + "\n").encode(), 9))
+    return {**counts, "index": str(index_path)}
