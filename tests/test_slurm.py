@@ -176,6 +176,16 @@ def test_the_demo_runs_on_a_slurm_cluster_as_the_profile_says(cluster_runs, demo
         chunks = [job for job in jobs if job["rule"] == rule]
         assert len(chunks) == count and {job["Partition"] for job in chunks} == {"cpu"}, (rule, chunks)
     assert not set(ran) & local_rules(), set(ran) & local_rules()
+    # the heavy CPU rules ask for the memory and time their inputs call for, as knowprobe.resources
+    # computes them from the rehearsal's measurements (issue 30), not the profile's defaults
+    from knowprobe.resources import MEASURED
+
+    share = (ROOT / config["wikidata"]["path"]).stat().st_size / 1e9 / config["wikidata"]["chunks"]
+    chunks = [job for job in jobs if job["rule"] == "wikidata_chunk"]
+    memory, minutes = MEASURED["wikidata_chunk"].mem_mb(share), MEASURED["wikidata_chunk"].runtime(share)
+    limit = f"{minutes // 60:02d}:{minutes % 60:02d}:00"
+    assert {(job["MinMemoryNode"], job["TimeLimit"]) for job in chunks} == {(f"{memory}M", limit)}
+    assert memory != profile["default-resources"]["mem_mb"]
     # the same outputs as the local demo's
     for path in WIKIDATA + WIKIPEDIA:
         assert (shared["project"] / path).read_bytes() == (demo / path).read_bytes(), path

@@ -110,6 +110,27 @@ def code(script):
     return [os.path.relpath(path) for path in provenance.modules(SCRIPTS / f"{script}.py")]
 
 
+def scaled(rule_name, *inputs, share=1.0):
+    """A heavy rule's mem_mb and runtime (minutes) from what its named ``inputs`` weigh (times
+    ``share``: a chunk job reads its share of the dump), as the full-scale rehearsal measured them
+    (knowprobe.resources; docs/benchmarks.md): a few hundred MB and minutes at the demo's size,
+    what the full reproduction needs at its size, twice as much on the one retry after a job went
+    over its limit."""
+    from knowprobe.resources import MEASURED
+
+    scaling = MEASURED[rule_name]
+
+    def gigabytes(input):
+        named = [getattr(input, name, []) for name in inputs]  # an input a config leaves out weighs nothing
+        files = [f for value in named for f in (value if isinstance(value, list) else [value])]
+        return sum(os.path.getsize(f) for f in files) / 1e9 * share
+
+    return {
+        "mem_mb": lambda wildcards, input, threads, attempt: scaling.mem_mb(gigabytes(input), threads, attempt),
+        "runtime": lambda wildcards, input, attempt: scaling.runtime(gigabytes(input), attempt),
+    }
+
+
 def settings(section):
     """A config section as a params value, keys sorted: the params rerun trigger compares the
     recorded value, so reordering keys in a config file must not count as a change."""

@@ -35,6 +35,8 @@ rule wikidata_index:
     conda:
         "../../envs/wikidata.yaml"
     threads: config["wikidata"]["index_threads"]
+    resources:
+        **scaled("wikidata_index", "dump"),
     script:
         "../scripts/wikidata_index.py"
 
@@ -54,7 +56,7 @@ rule wikidata_chunk:
     conda:
         "../../envs/wikidata.yaml"
     resources:
-        mem_mb=2000,
+        **scaled("wikidata_chunk", "dump", share=1 / config["wikidata"]["chunks"]),
     params:
         chunks=config["wikidata"]["chunks"],
         properties=sorted(config["wikidata"]["properties"]),
@@ -82,5 +84,7 @@ rule wikidata_gather:
         "logs/wikidata/gather.log",
     conda:
         "../../envs/wikidata.yaml"
+    resources:
+        **scaled("wikidata_gather", "entities", "claims"),
     script:
         "../scripts/wikidata_gather.py"

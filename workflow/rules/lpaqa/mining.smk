@@ -14,6 +14,8 @@ rule lpaqa_distant_supervision:
         "logs/lpaqa/mining/distant-{chunk}.log",
     conda:
         "../../../envs/mining.yaml"
+    resources:
+        **scaled("lpaqa_distant_supervision", "sentences"),
     script:
         "../../scripts/lpaqa_distant_supervision.py"
 
@@ -48,6 +50,7 @@ rule lpaqa_mine_prompts:
     conda:
         "../../../envs/mining.yaml"
     resources:
+        **scaled("lpaqa_mine_prompts", "matches"),
         gpu=1 if LPAQA["mining"]["gpu"] else 0,
     params:
         top=LPAQA["mining"]["top"],

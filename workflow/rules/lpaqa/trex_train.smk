@@ -40,6 +40,8 @@ rule lpaqa_trex_train:
         "logs/lpaqa/trex_train/build.log",
     conda:
         "../../../envs/lama.yaml"
+    resources:
+        **scaled("lpaqa_trex_train", "claims", "entities"),
     params:
         source=LPAQA["trex_train"]["source"],
         per_relation=LPAQA["trex_train"]["per_relation"],

@@ -54,6 +54,8 @@ rule lpaqa_wikipedia_extract:
         "logs/lpaqa/wikipedia/extract-{chunk}.log",
     conda:
         "../../../envs/mining.yaml"
+    resources:
+        **scaled("lpaqa_wikipedia_extract", "dump", share=1 / LPAQA["wikipedia"]["chunks"]),
     script:
         "../../scripts/lpaqa_wikipedia_extract.py"
 
@@ -72,6 +74,8 @@ rule lpaqa_wikipedia_redirects:
         "logs/lpaqa/wikipedia/redirects.log",
     conda:
         "../../../envs/mining.yaml"
+    resources:
+        **scaled("lpaqa_wikipedia_redirects", "redirects"),
     script:
         "../../scripts/lpaqa_wikipedia_redirects.py"
 

@@ -94,7 +94,7 @@ rule stest_build:
     conda:
         "../../../envs/probe.yaml"
     resources:
-        mem_mb=16000,
+        **scaled("stest_build", "claims", "entities"),
     params:
         relations=settings(STEST["relations"]),
         build=settings(STEST["build"]),
