@@ -8,16 +8,17 @@ from conftest import ROOT
 
 TABLE = {
     "downloads": {"dump": {"gb": 100}, "lama": {"gb": 0.5}, "norms": {"gb": 1}},
+    "writes": {"parsed": {"gb": 8}, "probes": {"gb": 2}, "built": {"gb": None}},
     "models": {"bert": 0.4, "gpt2": 0.5},
     "studies": {
         "a": {
             "downloads": ["dump", "lama"],
-            "writes_gb": {"gb": 10},
+            "writes": ["parsed", "probes"],
             "minutes": {"parse": {"minutes": 50}, "probe": {"minutes": 20}},
         },
         "b": {
             "downloads": ["dump"],
-            "writes_gb": {"gb": None},
+            "writes": ["parsed", "built"],
             "minutes": {"parse": {"minutes": 50}, "build": {"minutes": None}},
         },
     },
@@ -27,7 +28,10 @@ TABLE = {
 def test_a_shared_download_and_stage_count_once_in_the_total():
     run = cost.costs(TABLE, ["a", "b"], {"a": ["bert"], "b": ["bert", "gpt2", "unlisted/model"]})
     assert run["a"].downloads_gb == 100.9 and run["a"].minutes == 70 and run["a"].unmeasured == []
-    assert run["b"].downloads_gb == 100.9 and run["b"].writes_gb is None
+    assert run["a"].writes_gb == 10 and run["b"].downloads_gb == 100.9 and run["b"].writes_gb is None
+    # what a shared stage writes, too, counts once: 8 + 2 + 5, not 8 + 2 + 8 + 5
+    measured = {**TABLE, "writes": {**TABLE["writes"], "built": {"gb": 5}}}
+    assert cost.costs(measured, ["a", "b"], {})["total"].writes_gb == 15
     assert run["b"].unmeasured == ["build", "the size of unlisted/model"]
     total = run["total"]
     assert round(total.downloads_gb, 6) == 101.4 and total.minutes == 70 and total.writes_gb is None
@@ -36,8 +40,8 @@ def test_a_shared_download_and_stage_count_once_in_the_total():
 
 def test_the_projects_table_names_a_source_for_every_number():
     table = cost.load(ROOT / "resources/full_run_cost.yaml")
-    for item in table["downloads"].values():
+    for item in [*table["downloads"].values(), *table["writes"].values()]:
         assert item["gb"] > 0 and item["source"]
     for study in table["studies"].values():
-        assert set(study["downloads"]) <= set(table["downloads"]) and study["writes_gb"]["source"]
+        assert set(study["downloads"]) <= set(table["downloads"]) and set(study["writes"]) <= set(table["writes"])
         assert all(stage["source"] for stage in study["minutes"].values())

@@ -14,7 +14,7 @@ from .io import KnowprobeError
 
 @dataclass
 class Cost:
-    """One study's cost, or the run's: GB downloaded, GB written (None: not measured), minutes of
+    """One study's cost, or the run's: GB downloaded, GB written under results/ (None: not measured), minutes of
     the measured or projected stages, and the stages whose time is not measured."""
 
     downloads_gb: float = 0.0
@@ -31,10 +31,10 @@ def load(path: str | Path) -> dict:
 
 
 def costs(table: dict, studies: list[str], hub_ids: dict[str, list[str]]) -> dict[str, Cost]:
-    """Each configured study's cost and the run's ("total"): a download or a stage that several
-    studies share (the Wikidata dump, its parse) counts once in the total. ``hub_ids``: the hub
-    models each study downloads (local models cost nothing here)."""
-    out, items, models, stages = {}, set(), set(), {}
+    """Each configured study's cost and the run's ("total"): a download, a stage or what a stage
+    writes that several studies share (the Wikidata dump, its parse, its tables) counts once in the
+    total. ``hub_ids``: the hub models each study downloads (local models cost nothing here)."""
+    out, items, written, models, stages = {}, set(), set(), set(), {}
     for study in studies:
         entry = table["studies"].get(study)
         if entry is None:
@@ -44,24 +44,30 @@ def costs(table: dict, studies: list[str], hub_ids: dict[str, list[str]]) -> dic
         cost = Cost(
             downloads_gb=sum(table["downloads"][item]["gb"] for item in entry["downloads"])
             + sum(table["models"].get(hub_id, 0.0) for hub_id in study_models),
-            writes_gb=entry["writes_gb"]["gb"],
+            writes_gb=writes(table, entry["writes"]),
             minutes=sum(s["minutes"] for s in entry["minutes"].values() if s["minutes"] is not None),
             unmeasured=[name for name, s in entry["minutes"].items() if s["minutes"] is None]
             + [f"the size of {hub_id}" for hub_id in sorted(unknown)],
         )
         out[study] = cost
         items |= set(entry["downloads"])
+        written |= set(entry["writes"])
         models |= study_models
         stages.update(entry["minutes"])
-    written = [cost.writes_gb for cost in out.values()]
     out["total"] = Cost(
         downloads_gb=sum(table["downloads"][item]["gb"] for item in items)
         + sum(table["models"].get(hub_id, 0.0) for hub_id in models),
-        writes_gb=None if None in written else sum(written),
+        writes_gb=writes(table, sorted(written)),
         minutes=sum(s["minutes"] for s in stages.values() if s["minutes"] is not None),
         unmeasured=sorted({name for cost in out.values() for name in cost.unmeasured}),
     )
     return out
+
+
+def writes(table: dict, items: list[str]) -> float | None:
+    """GB that the stages of ``items`` write under results/ (None where one is not measured)."""
+    sizes = [table["writes"][item]["gb"] for item in items]
+    return None if None in sizes else sum(sizes)
 
 
 def gb(value: float | None) -> str:
@@ -72,6 +78,10 @@ def hours(minutes: float) -> str:
     return f"{minutes / 60:.1f} h" if minutes >= 90 else f"{minutes:.0f} min"
 
 
+def stages(n: int) -> str:
+    return f"{n} stage" if n == 1 else f"{n} stages"
+
+
 def lines(run: dict[str, Cost]) -> list[str]:
     """One line per study and one for the whole run, as the dry run prints them."""
     out = []
@@ -79,8 +89,8 @@ def lines(run: dict[str, Cost]) -> list[str]:
         if not cost.unmeasured:
             time = hours(cost.minutes)
         elif cost.minutes:
-            time = f"{hours(cost.minutes)} + {len(cost.unmeasured)} stages not measured"
+            time = f"{hours(cost.minutes)} + {stages(len(cost.unmeasured))} not measured"
         else:
-            time = f"not measured ({len(cost.unmeasured)} stages)"
+            time = f"not measured ({stages(len(cost.unmeasured))})"
         out.append(f"{name}: downloads {gb(cost.downloads_gb)}, writes {gb(cost.writes_gb)}, time {time}")
     return out
