@@ -129,6 +129,62 @@ def test_kept_hidden_states_give_every_candidate_log_prob_without_the_encoder(ti
     np.testing.assert_allclose(np.sort(matrix, axis=1)[:, ::-1][:, :3], scores.topk_logprobs, atol=1e-6, rtol=0)
 
 
+def test_each_distinct_text_runs_through_the_encoder_once(tiny_bert, wordpiece_tokenizer, monkeypatch):
+    """Texts given several times (with other targets) are encoded once; every input gets its own
+    target's log-prob and rank, and the same top-k and hidden state as a lone scoring of it."""
+    scorer = MaskedLM(tiny_bert, wordpiece_tokenizer, SMALL_BATCHES)
+    mask = wordpiece_tokenizer.mask_token
+    distinct = [f"{prefix} {mask} ." for prefix, _ in PAIRS]
+    order = [0, 1, 0, 2, 3, 1, 4, 5, 0, 5]
+    texts = [distinct[i] for i in order]
+    candidates = word_ids(wordpiece_tokenizer, CANDIDATE_WORDS)
+    targets = [candidates[i % len(candidates)] for i in range(len(texts))]
+    encoded_rows = []
+    hidden_at = scorer.hidden_at
+    monkeypatch.setattr(scorer, "hidden_at", lambda seqs, pos: encoded_rows.append(len(seqs)) or hidden_at(seqs, pos))
+    scores = scorer.slot_scores(texts, candidates, targets, top_k=3, keep_hidden=True)
+    assert sum(encoded_rows) == len(distinct) == scores.distinct_texts
+    assert scores.index.tolist() == [0, 1, 0, 2, 3, 1, 4, 5, 0, 5]
+    per_input = scores.per_input(keep_hidden=True)
+    monkeypatch.undo()
+    for row, (text, target) in enumerate(zip(texts, targets)):
+        alone = scorer.candidate_logprobs([text], candidates, [target], top_k=3, keep_hidden=True)
+        assert per_input.target_ranks[row, 0] == alone.target_ranks[0, 0]
+        assert per_input.topk_ids[row].tolist() == alone.topk_ids[0].tolist()
+        np.testing.assert_allclose(per_input.target_logprobs[row], alone.target_logprobs[0], atol=1e-5)
+        np.testing.assert_allclose(per_input.hidden[row], alone.hidden[0], atol=1e-5)
+
+
+def test_known_hidden_states_are_read_by_the_head_alone(tiny_bert, wordpiece_tokenizer, monkeypatch):
+    """Texts whose hidden states another job computed skip the encoder and score as if encoded."""
+    scorer = MaskedLM(tiny_bert, wordpiece_tokenizer, SMALL_BATCHES)
+    texts = [f"{prefix} {wordpiece_tokenizer.mask_token} ." for prefix, _ in PAIRS]
+    candidates = word_ids(wordpiece_tokenizer, CANDIDATE_WORDS)
+    targets = candidates[: len(texts)]
+    full = scorer.slot_scores(texts, candidates, targets, top_k=4, keep_hidden=True)
+    known = ([texts[4], texts[1], "not asked for [MASK] ."], full.hidden[[4, 1, 0]])
+    encoded_rows = []
+    hidden_at = scorer.hidden_at
+    monkeypatch.setattr(scorer, "hidden_at", lambda seqs, pos: encoded_rows.append(len(seqs)) or hidden_at(seqs, pos))
+    reused = scorer.slot_scores(texts, candidates, targets, top_k=4, keep_hidden=True, known=known)
+    assert sum(encoded_rows) == len(texts) - 2
+    np.testing.assert_allclose(reused.target_logprobs, full.target_logprobs, atol=1e-5)
+    assert (reused.target_ranks == full.target_ranks).all() and (reused.topk_ids == full.topk_ids).all()
+    assert torch.equal(reused.hidden[[1, 4]], full.hidden[[1, 4]])
+
+
+def test_rows_of_distinct_texts_are_every_input_of_them():
+    from knowprobe.scoring.runtime import distinct_inputs, rows_by_distinct, rows_of
+
+    index, distinct = distinct_inputs(["b", "a", "b", "c", "a", "b"])
+    assert distinct == ["b", "a", "c"] and index.tolist() == [0, 1, 0, 2, 1, 0]
+    order, starts = rows_by_distinct(index, len(distinct))
+    rows, position = rows_of(order, starts, np.array([2, 0]))
+    assert rows.tolist() == [3, 0, 2, 5] and position.tolist() == [0, 1, 1, 1]
+    rows, position = rows_of(order, starts, np.array([1]))
+    assert rows.tolist() == [1, 4] and position.tolist() == [0, 0]
+
+
 def test_a_bfloat16_model_keeps_bfloat16_states_and_reads_them_with_a_float32_head(tiny_bert, wordpiece_tokenizer):
     import copy
 
@@ -452,6 +508,57 @@ def test_dtype_and_device_choice():
     assert resolve_dtype("auto", torch.device("cpu")) == torch.float32
     assert resolve_dtype("bfloat16", torch.device("cpu")) == torch.bfloat16
     assert resolve_device("cpu").type == "cpu"
+
+
+def test_auto_precision_on_a_gpu_follows_the_checkpoint(tmp_path, monkeypatch, tiny_bert):
+    """float16 for checkpoints saved in float32 or float16 (its mantissa keeps more answers),
+    bfloat16 for those saved in bfloat16 or of unknown precision, float16 without bfloat16."""
+    import json
+
+    from safetensors.torch import save_file
+
+    from knowprobe.devices import resolve_dtype, saved_dtype
+
+    cuda = torch.device("cuda")
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *a, **k: True)
+    assert resolve_dtype("auto", cuda, torch.float32) == torch.float16
+    assert resolve_dtype("auto", cuda, torch.float16) == torch.float16
+    assert resolve_dtype("auto", cuda, torch.bfloat16) == torch.bfloat16
+    assert resolve_dtype("auto", cuda, None) == torch.bfloat16
+    assert resolve_dtype("float32", cuda, torch.float16) == torch.float32
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *a, **k: False)
+    assert resolve_dtype("auto", cuda, torch.bfloat16) == torch.float16
+
+    saved = tmp_path / "saved"
+    tiny_bert.save_pretrained(saved)
+    assert saved_dtype(saved) == torch.float32  # save_pretrained declares it
+    old = tmp_path / "old"  # an older hub checkpoint: no dtype in its config, the weights say it
+    old.mkdir()
+    (old / "config.json").write_text(json.dumps({"model_type": "bert"}))
+    save_file(
+        {"w": torch.zeros(2, dtype=torch.bfloat16), "ids": torch.zeros(2, dtype=torch.int64)}, old / "m.safetensors"
+    )
+    assert saved_dtype(old) == torch.bfloat16
+    (old / "m.safetensors").unlink()
+    assert saved_dtype(old) is None
+
+
+def test_scores_that_are_not_finite_are_an_error_naming_the_precision(tiny_bert, wordpiece_tokenizer):
+    import copy
+
+    model = copy.deepcopy(tiny_bert).to(torch.float16)
+    with torch.no_grad():  # activations past float16's 65,504, as in a model trained in bfloat16
+        model.bert.encoder.layer[0].output.dense.weight.mul_(1e6)
+    scorer = MaskedLM(model, wordpiece_tokenizer, SMALL_BATCHES)
+    texts = [f"{prefix} {wordpiece_tokenizer.mask_token} ." for prefix, _ in PAIRS]
+    candidates = word_ids(wordpiece_tokenizer, CANDIDATE_WORDS)
+    with pytest.raises(
+        KnowprobeError,
+        match=r"BertForMaskedLM in float16: \d+ of its log-probs at the mask are not finite: .*set scoring.dtype: bfloat16",
+    ):
+        scorer.candidate_logprobs(texts, candidates, candidates[: len(texts)])
+    with pytest.raises(KnowprobeError, match="pseudo-log-likelihoods are not finite"):
+        scorer.conditional_logprob(["A dog"], ["can bark ."])
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks a machine without a usable GPU")

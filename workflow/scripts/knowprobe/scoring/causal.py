@@ -139,7 +139,7 @@ class CausalLM(ModelRunner):
         if len(alone):
             lengths = np.fromiter((len(ids[i]) for i in alone), dtype=np.int64, count=len(alone))
             run_batches(lengths, score, self.settings, desc="continuation")
-        return totals
+        return self.finite(totals, "log-likelihoods")
 
     def score_shared_prefixes(
         self, shared: dict[tuple[int, ...], list[int]], ids: list[list[int]], scored: list[int], totals: np.ndarray
@@ -214,7 +214,7 @@ class CausalLM(ModelRunner):
 
         lengths = np.fromiter((len(s) for s in ids), dtype=np.int64, count=len(ids))
         run_batches(lengths, score, self.settings, desc="next token")
-        return out
+        return self.finite(out, "next-token log-probs")
 
 
 def continuation_chunks(members: list[tuple[int, int]], ids, scored, length: int, settings) -> list:

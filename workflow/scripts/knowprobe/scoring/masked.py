@@ -15,7 +15,6 @@ more than the rest of a small model.
 from __future__ import annotations
 
 import copy
-import dataclasses
 import logging
 
 import numpy as np
@@ -25,10 +24,14 @@ from ..io import KnowprobeError
 from .runtime import (
     CandidateScores,
     ModelRunner,
+    SlotAccumulator,
+    SlotScores,
     as_targets,
-    candidate_scores,
-    empty_candidate_scores,
+    distinct_inputs,
+    rows_by_distinct,
+    rows_of,
     run_batches,
+    score_slots,
 )
 
 log = logging.getLogger(__name__)
@@ -176,37 +179,86 @@ class MaskedLM(ModelRunner):
         token (``targets``: one id per text, or an [n, t] array) with its rank among the
         candidates, and the ``top_k`` best candidates; with ``keep_hidden`` also the final hidden
         state at the mask (in the model's dtype), from which ``candidate_logprobs_from_hidden``
-        gives every candidate's log-prob later."""
+        gives every candidate's log-prob later. A text given several times is scored once."""
+        scores = self.slot_scores(texts, candidate_ids, targets, top_k, masks, slot, keep_hidden)
+        return scores.per_input(keep_hidden)
+
+    def slot_scores(
+        self,
+        texts: list[str],
+        candidate_ids,
+        targets=None,
+        top_k: int = 1,
+        masks: int = 1,
+        slot: int = 0,
+        keep_hidden: bool = False,
+        known: tuple[list[str], torch.Tensor] | None = None,
+    ) -> SlotScores:
+        """``candidate_logprobs``'s scores with each distinct text scored once and its results
+        kept once (top-k and hidden state per distinct text, targets per input). ``known``: texts
+        whose final hidden states at the mask are already at hand (another job's), which only the
+        LM head then reads; the rest run through the encoder."""
         if keep_hidden and self.head is None:
             raise KnowprobeError(f"{type(self.model).__name__}: no known LM head, so hidden states cannot be kept")
-        encoded = self.tokenizer(list(texts), add_special_tokens=True)["input_ids"]
-        positions = self.mask_positions(list(texts), encoded, masks, slot)
-        candidates = self.to_device(np.asarray(candidate_ids, dtype=np.int64))
+        index, distinct = distinct_inputs(texts)
         target_array = as_targets(targets, len(texts))
         top_k = min(top_k, len(candidate_ids))
-        out = empty_candidate_scores(len(texts), 0 if target_array is None else target_array.shape[1], top_k)
+        accumulator = SlotAccumulator(
+            len(texts),
+            len(distinct),
+            0 if target_array is None else target_array.shape[1],
+            top_k,
+            self.device,
+            keep_hidden,
+        )
+        candidates = self.to_device(np.asarray(candidate_ids, dtype=np.int64))
+        order, starts = rows_by_distinct(index, len(distinct))
+        known_row = {}
+        if known is not None:
+            known_row = {text: row for row, text in enumerate(known[0])}
+        from_known = np.array([text in known_row for text in distinct], dtype=bool)
 
-        kept = {}  # the hidden states, allocated once their width is seen
+        def score(batch: np.ndarray, states: torch.Tensor) -> None:
+            rows, position = rows_of(order, starts, batch)
+            batch_targets = None if target_array is None else self.to_device(target_array[rows])
+            with torch.inference_mode():
+                logits = self.head(states.float()) if self.head is not None else states
+            batch_t = self.to_device(batch)
+            score_slots(
+                logits, batch_t, self.to_device(rows), self.to_device(position), candidates, batch_targets, accumulator
+            )
+            accumulator.add_hidden(batch_t, states)
 
-        def score(index: np.ndarray) -> None:
-            sequences = [encoded[i] for i in index]
-            if keep_hidden:
-                states = self.hidden_at(sequences, positions[index])
-                if "hidden" not in kept:
-                    kept["hidden"] = torch.empty((len(texts), states.shape[1]), dtype=states.dtype)
-                kept["hidden"][torch.from_numpy(index)] = states.cpu()
-                with torch.inference_mode():
-                    logits = self.head(states.float())
+        if from_known.any():
+            rows_known = np.flatnonzero(from_known)
+            source = torch.as_tensor([known_row[distinct[i]] for i in rows_known], dtype=torch.long)
+            for start in range(0, len(rows_known), self.settings.batch_size):
+                batch = rows_known[start : start + self.settings.batch_size]
+                score(batch, known[1][source[start : start + len(batch)]].to(self.device))
+        encoded_rows = np.flatnonzero(~from_known)
+        encoded = self.tokenizer([distinct[i] for i in encoded_rows], add_special_tokens=True)["input_ids"]
+        positions = self.mask_positions([distinct[i] for i in encoded_rows], encoded, masks, slot)
+
+        @torch.inference_mode()
+        def encode(local: np.ndarray) -> None:
+            sequences = [encoded[i] for i in local]
+            if self.head is None:  # the model's own forward, logits at every position
+                batch = self.pad(sequences)
+                at = self.to_device(batch.starts + positions[local])
+                logits = self.full_logits(batch)[torch.arange(len(local), device=self.device), at].float()
+                score(encoded_rows[local], logits)
             else:
-                logits = self.logits_at(sequences, positions[index])
-            batch_targets = None if target_array is None else self.to_device(target_array[index])
-            results = candidate_scores(logits, candidates, batch_targets, top_k)
-            for array, value in zip((out.target_logprobs, out.target_ranks, out.topk_ids, out.topk_logprobs), results):
-                array[index] = value
+                score(encoded_rows[local], self.hidden_at(sequences, positions[local]))
 
         lengths = np.fromiter((len(ids) for ids in encoded), dtype=np.int64, count=len(encoded))
-        run_batches(lengths, score, self.settings, desc="mask")
-        return dataclasses.replace(out, hidden=kept.get("hidden")) if keep_hidden else out
+        run_batches(lengths, encode, self.settings, desc="mask")
+        log.info(
+            "scored %d inputs: %d distinct texts, %d of them from known hidden states",
+            len(texts),
+            len(distinct),
+            int(from_known.sum()),
+        )
+        return self.finite(accumulator.result(index), "log-probs at the mask")
 
     def conditional_logprob(
         self, prefixes: list[str], continuations: list[str], separator: str = " ", within_word_l2r: bool = False
@@ -266,4 +318,4 @@ class MaskedLM(ModelRunner):
         run_batches(lengths, score, self.settings, desc="pll")
         totals = np.zeros(len(texts), dtype=np.float64)
         np.add.at(totals, np.asarray(examples, dtype=np.int64), token_logprobs.astype(np.float64))
-        return totals
+        return self.finite(totals, "pseudo-log-likelihoods")

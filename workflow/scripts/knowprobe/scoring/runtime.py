@@ -140,7 +140,27 @@ class ModelRunner:
 
     def to_device(self, array: np.ndarray) -> torch.Tensor:
         # torch wants writable memory; arrays from pandas may be read-only views (copied then)
-        return torch.from_numpy(np.require(array, requirements="W")).to(self.device, non_blocking=True)
+        tensor = torch.from_numpy(np.require(array, requirements="W"))
+        if self.device.type == "cuda":  # from pinned memory the copy is queued, the host goes on
+            tensor = tensor.pin_memory()
+        return tensor.to(self.device, non_blocking=True)
+
+    def finite(self, values, what: str):
+        """``values`` (a NumPy array or CandidateScores / SlotScores), checked once they are read
+        back: a score that is not finite is an error naming the model and its precision (in
+        float16 an activation beyond its range gives inf), never a silent NaN in a table."""
+        arrays = [values] if isinstance(values, np.ndarray) else [values.target_logprobs, values.topk_logprobs]
+        bad = sum(int(np.size(a) - np.isfinite(a).sum()) for a in arrays)
+        if bad:
+            dtype = next(self.model.parameters()).dtype
+            hint = ""
+            if dtype == torch.float16:
+                hint = ": its activations may pass float16's range; set scoring.dtype: bfloat16 (or float32)"
+            raise KnowprobeError(
+                f"{type(self.model).__name__} in {str(dtype).replace('torch.', '')}: {bad} of its {what} are "
+                f"not finite{hint}"
+            )
+        return values
 
     def hidden_states(self, batch: Padded) -> torch.Tensor:
         """The final hidden states of the base model (before any LM head)."""
@@ -210,7 +230,7 @@ class ModelRunner:
 
         lengths = np.fromiter((len(ids) for ids, _ in encoded), dtype=np.int64, count=len(encoded))
         run_batches(lengths, embed, self.settings, desc="embed")
-        return out.get("embeddings", np.empty((0, 0), dtype=np.float32))
+        return self.finite(out.get("embeddings", np.empty((0, 0), dtype=np.float32)), "phrase embeddings")
 
     def check_length(self, ids: list[int], text: str) -> None:
         problem = self.length_problem(len(ids), text)
@@ -238,6 +258,124 @@ def position_limit(model, positions_from_ids: bool) -> int | None:
     if positions_from_ids:
         limit -= model.base_model.embeddings.padding_idx + 1
     return limit
+
+
+@dataclass(frozen=True)
+class SlotScores:
+    """Log-probabilities at one slot of each input, each distinct text scored once: per input the
+    targets' log-probs and ranks among the candidates; per distinct text (``index`` maps an input
+    to it) the top-k candidates and, where kept, the final hidden state the head read."""
+
+    index: np.ndarray  # [n] int64: the distinct text of each input
+    target_logprobs: np.ndarray  # [n, targets] float32
+    target_ranks: np.ndarray  # [n, targets] int32
+    topk_ids: np.ndarray  # [distinct, k] int32
+    topk_logprobs: np.ndarray  # [distinct, k] float32
+    hidden: torch.Tensor | None = None  # [distinct, hidden size], the model's dtype, on the CPU
+    distinct_texts: int = 0
+
+    def per_input(self, keep_hidden: bool = False) -> CandidateScores:
+        """The same, aligned with the inputs."""
+        index = torch.from_numpy(self.index)
+        return CandidateScores(
+            target_logprobs=self.target_logprobs,
+            target_ranks=self.target_ranks,
+            topk_ids=self.topk_ids[self.index],
+            topk_logprobs=self.topk_logprobs[self.index],
+            hidden=self.hidden[index] if keep_hidden and self.hidden is not None else None,
+        )
+
+
+def distinct_inputs(texts: list[str]) -> tuple[np.ndarray, list[str]]:
+    """Each input's distinct text (in order of first appearance) and the distinct texts."""
+    import pandas as pd
+
+    codes, uniques = pd.factorize(pd.Series(list(texts), dtype=object), sort=False)
+    return codes.astype(np.int64), list(uniques)
+
+
+def rows_by_distinct(index: np.ndarray, distinct: int) -> tuple[np.ndarray, np.ndarray]:
+    """The inputs of each distinct text, as an order of the inputs and each text's start in it."""
+    order = np.argsort(index, kind="stable")
+    return order, np.searchsorted(index[order], np.arange(distinct + 1))
+
+
+def rows_of(order: np.ndarray, starts: np.ndarray, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The inputs of the distinct texts ``batch`` and each one's position in the batch."""
+    first, counts = starts[batch], starts[batch + 1] - starts[batch]
+    offsets = np.repeat(first - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts) + np.arange(counts.sum())
+    return order[offsets], np.repeat(np.arange(len(batch)), counts)
+
+
+class SlotAccumulator:
+    """Where a scorer puts each batch's results: on the device, read back once at the end (per
+    input and top-k arrays), or every ``flush_bytes`` of hidden states, so that the scoring loop
+    never waits for the host (a read-back per batch stalls the GPU each time)."""
+
+    def __init__(self, n: int, distinct: int, targets: int, top_k: int, device, keep_hidden: bool):
+        self.device, self.keep_hidden = device, keep_hidden
+        self.target_logprobs = torch.empty((n, targets), dtype=torch.float32, device=device)
+        self.target_ranks = torch.empty((n, targets), dtype=torch.int32, device=device)
+        self.topk_ids = torch.empty((distinct, top_k), dtype=torch.int32, device=device)
+        self.topk_logprobs = torch.empty((distinct, top_k), dtype=torch.float32, device=device)
+        self.hidden: torch.Tensor | None = None
+        self.pending: list[tuple[torch.Tensor, torch.Tensor]] = []
+        self.pending_bytes, self.distinct = 0, distinct
+
+    FLUSH_BYTES = 1 << 30
+
+    def add_hidden(self, batch: torch.Tensor, states: torch.Tensor) -> None:
+        if not self.keep_hidden:
+            return
+        if self.hidden is None:
+            with torch.inference_mode(False):  # a plain tensor, which the caller may write to
+                self.hidden = torch.empty((self.distinct, states.shape[1]), dtype=states.dtype)
+        self.pending.append((batch, states))
+        self.pending_bytes += states.numel() * states.element_size()
+        if self.pending_bytes >= self.FLUSH_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        with torch.no_grad(), torch.inference_mode(False):
+            for batch, states in self.pending:
+                self.hidden[batch.cpu()] = states.cpu()
+        self.pending, self.pending_bytes = [], 0
+
+    def result(self, index: np.ndarray) -> SlotScores:
+        self.flush()
+        return SlotScores(
+            index=index,
+            target_logprobs=self.target_logprobs.cpu().numpy(),
+            target_ranks=self.target_ranks.cpu().numpy(),
+            topk_ids=self.topk_ids.cpu().numpy(),
+            topk_logprobs=self.topk_logprobs.cpu().numpy(),
+            hidden=self.hidden,
+            distinct_texts=self.distinct,
+        )
+
+
+def score_slots(
+    logits: torch.Tensor,
+    batch: torch.Tensor,
+    rows: torch.Tensor,
+    row_position: torch.Tensor,
+    candidate_ids: torch.Tensor,
+    targets: torch.Tensor | None,
+    accumulator: SlotAccumulator,
+) -> None:
+    """From the slot logits of a batch of distinct texts ([b, vocabulary]): their top-k candidates,
+    and the targets' log-probs and ranks for every input of those texts, into the accumulator."""
+    logprobs = torch.log_softmax(logits.float(), dim=-1)
+    candidates = logprobs[:, candidate_ids]
+    top_logprobs, top_index = candidates.topk(accumulator.topk_ids.shape[1], dim=1)
+    accumulator.topk_ids[batch] = candidate_ids[top_index].to(torch.int32)
+    accumulator.topk_logprobs[batch] = top_logprobs
+    if targets is not None and targets.shape[1]:
+        gold = logprobs[row_position[:, None], targets]  # [rows, targets]
+        accumulator.target_logprobs[rows] = gold
+        accumulator.target_ranks[rows] = (
+            (candidates[row_position][:, None, :] > gold[:, :, None]).sum(dim=2).to(torch.int32)
+        )
 
 
 def candidate_scores(
