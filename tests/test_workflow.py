@@ -162,11 +162,11 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
     with edited(project, "lpaqa/paper.py"):
         assert planned_jobs(project, *DEMO) == PAPER_TABLES
 
-    # metrics: evaluation and what follows; of the probes only Mine+Para's, whose seeds are chosen
-    # by T-REx-train P@1 (the seeds, their paraphrases, and their probes for both models)
+    # metrics: evaluation and what follows; of the probes only Mine+Para's (the seeded job), whose
+    # seeds are chosen by T-REx-train P@1 (the seeds, their paraphrases, and their probes for both models)
     with edited(project, "lpaqa/metrics.py"):
         planned = planned_jobs(project, *DEMO)
-    assert planned["lpaqa_probe"] == 2 and planned["lpaqa_paraphrase"] == 1
+    assert planned["lpaqa_probe_seeded"] == 2 and "lpaqa_probe" not in planned and planned["lpaqa_paraphrase"] == 1
     assert {"lpaqa_evaluate", "lpaqa_majority", "lpaqa_tables", "lpaqa_select_paraphrase_seeds"} <= set(planned)
     assert not set(planned) & {"train_demo_model", "lpaqa_filter_facts", "lpaqa_refine", "lpaqa_lama_uhn"}
 
@@ -174,7 +174,8 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
     # filter, the demo model or the translators, which do not
     with edited(project, "scoring/masked.py"):
         planned = planned_jobs(project, *DEMO)
-    assert planned["lpaqa_probe"] == 20 and {"lpaqa_refine", "lpaqa_lama_uhn", "lpaqa_backward"} <= set(planned)
+    assert planned["lpaqa_probe"] == planned["lpaqa_probe_seeded"] == 2
+    assert {"lpaqa_refine", "lpaqa_lama_uhn", "lpaqa_backward"} <= set(planned)
     assert not set(planned) & {
         "train_demo_model",
         "lpaqa_filter_facts",
@@ -196,16 +197,17 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
     assert not planned & {"lpaqa_import_facts", "lpaqa_wikipedia_extract", "lpaqa_train_demo_translator"}
 
     # the paraphrase stage (and the demo translators, which share its stand-in code): both
-    # paraphrase sets and their probes, nothing of mining or the manual baseline
+    # paraphrase sets and the probes that hold them (each model's first job holds Man+Para, its
+    # seeded job Mine+Para), nothing of mining
     with edited(project, "lpaqa/paraphrase.py"):
         result = snakemake(project, "-n", *DEMO)
-    probed = set(re.findall(r"prompt_set=(\w+)", "\n".join(planned_wildcards(result, "lpaqa_probe"))))
-    assert probed == {"man_para", "mine_para"}
-    assert "lpaqa_train_demo_translator" in executed_rules(result)
+    planned = job_counts(result.stdout + result.stderr)
+    assert planned["lpaqa_probe"] == planned["lpaqa_probe_seeded"] == "2" and planned["lpaqa_paraphrase"] == "2"
+    assert "lpaqa_train_demo_translator" in executed_rules(result) and "lpaqa_mine_prompts" not in planned
     # a parameter of the stage: the paraphrase jobs and their probes, not the translators
     fewer = with_config(project, "fewer.yaml", lambda c: c["lpaqa"]["paraphrase"].update(top=5))
     planned = planned_jobs(project, "--configfile", fewer)
-    assert planned["lpaqa_paraphrase"] == 2 and planned["lpaqa_probe"] == 4
+    assert planned["lpaqa_paraphrase"] == 2 and planned["lpaqa_probe"] == planned["lpaqa_probe_seeded"] == 2
     assert "lpaqa_train_demo_translator" not in planned
     assert executed_rules(snakemake(project, "-n", *DEMO)) == set()  # every edit undone: nothing to do
 
@@ -395,10 +397,10 @@ def test_default_config_dry_run_builds_the_whole_dag_without_downloading(tmp_pat
     assert counts["lpaqa_trex_train"] == "1"
     assert counts["lpaqa_download_wikipedia"] == "1" and counts["lpaqa_wikipedia_extract"] == "32"
     assert counts["lpaqa_distant_supervision"] == "32" and counts["lpaqa_mine_prompts"] == "1"
-    # one probe job per model and prompt set (all its datasets and splits): 2 models x 10 sets;
+    # two probe jobs per model (every set but Mine+Para on all datasets and splits, then Mine+Para);
     # then per model one selection job, one backward job per set of lpaqa.backward (mine,
     # man_para), one cross-model job; one refinement (by the first model); LAMA-UHN once
-    assert counts["lpaqa_probe"] == "20" and counts["lpaqa_selection"] == "2"
+    assert counts["lpaqa_probe"] == counts["lpaqa_probe_seeded"] == "2" and counts["lpaqa_selection"] == "2"
     assert counts["lpaqa_backward"] == "4" and counts["lpaqa_cross_model"] == "2"
     assert counts["lpaqa_refine"] == "1" and counts["lpaqa_lama_uhn"] == "1"
     assert counts["lpaqa_download_release"] == "1" and counts["lpaqa_release_prompts"] == "3"

@@ -42,11 +42,11 @@ def test_demo_writes_the_baseline_tables_and_figure(demo):
     assert "| tiny-demo-bert | Man |" in markdown
     for log in [
         "train_demo_model/tiny-demo-bert.log",
-        "lpaqa/probe/tiny-demo-bert/manual.log",
+        "lpaqa/probe/tiny-demo-bert.log",
         "lpaqa/tables.log",
     ]:
         assert (demo / "logs" / log).stat().st_size > 0
-    assert "mask: 100%" in (demo / "logs/lpaqa/probe/tiny-demo-bert/manual.log").read_text()
+    assert "mask: 100%" in (demo / "logs/lpaqa/probe/tiny-demo-bert.log").read_text()
     png, svg = (
         (demo / RESULTS / "figures/baseline_per_relation.png"),
         (demo / RESULTS / "figures/baseline_per_relation.svg"),

@@ -123,6 +123,66 @@ def test_hidden_states_round_trip_and_are_checked_against_their_table(tmp_path, 
         probe.read_hidden(tmp_path / "other.safetensors", 3)
 
 
+def test_parts_probed_together_are_the_parts_probed_alone_with_each_input_encoded_once(
+    tmp_path, tiny_bert, wordpiece_tokenizer, monkeypatch
+):
+    """Overlapping prompt sets on two splits sharing a subject, probed at once, give each part's
+    table and hidden states as a probe of that part alone; a later job reading the first job's
+    files runs the encoder only on inputs they do not hold."""
+    facts, prompts, candidates = benchmark(wordpiece_tokenizer)
+    test, train = facts.iloc[:6], facts.iloc[5:].assign(fact_id=lambda f: "t" + f["fact_id"])  # f5 in both
+    mine = prompts.iloc[[1, 2]]
+    sets = {"manual": prompts.iloc[[0, 2]], "mine": mine, "mine_man": prompts}  # Mine+Man holds both
+    parts = {
+        f"{name}/{split}": (part, ps) for name, ps in sets.items() for split, part in [("test", test), ("train", train)]
+    }
+    settings = ScoringSettings(device="cpu", batch_size=3, max_tokens=64)
+    scorer = MaskedLM(tiny_bert, wordpiece_tokenizer, settings)
+    encoded = []
+    hidden_at = scorer.hidden_at
+    monkeypatch.setattr(scorer, "hidden_at", lambda seqs, pos: encoded.append(len(seqs)) or hidden_at(seqs, pos))
+    together = {name: (table, hidden) for name, table, hidden in probe.probe_parts(parts, scorer, candidates, 4)}
+    monkeypatch.undo()
+    assert list(together) == list(parts)
+    pairs = sum(table.num_rows for table, _ in together.values())
+    distinct = {
+        (t, s)
+        for table, _ in together.values()
+        for t, s in zip(*table.select(["template", "sub_label"]).to_pydict().values())
+    }
+    assert sum(encoded) == len(distinct) < pairs
+    for name, (part_facts, part_prompts) in parts.items():
+        alone, hidden = probe.probe(part_facts, part_prompts, scorer, candidates, 4)
+        table = together[name][0]
+        assert table.drop_columns(["gold_logprob", "topk_logprobs"]).equals(
+            alone.drop_columns(["gold_logprob", "topk_logprobs"])
+        )
+        np.testing.assert_allclose(table["gold_logprob"].to_numpy(), alone["gold_logprob"].to_numpy(), atol=1e-5)
+        torch.testing.assert_close(together[name][1], hidden, atol=1e-5, rtol=0)
+    # a second job: Mine+Para-like prompts (Mine's plus a new one) reading the first job's files
+    reused = []
+    for name in ["manual/test", "mine/test"]:
+        table, hidden = together[name]
+        table_path, hidden_path = (
+            tmp_path / f"{name.replace('/', '_')}.parquet",
+            tmp_path / f"{name.replace('/', '_')}.st",
+        )
+        contracts.write(table, table_path, contracts.PROBE)
+        probe.write_hidden(hidden, hidden_path, table.num_rows)
+        reused.append((table_path, hidden_path))
+    para = pd.concat([mine, prompts.iloc[[0]].assign(template="[X] has its capital , [Y] .")])
+    encoded.clear()
+    monkeypatch.setattr(scorer, "hidden_at", lambda seqs, pos: encoded.append(len(seqs)) or hidden_at(seqs, pos))
+    [(_, seeded, _)] = probe.probe_parts({"mine_para/test": (test, para)}, scorer, candidates, 4, reused)
+    monkeypatch.undo()
+    alone, _ = probe.probe(test, para, scorer, candidates, 4)
+    assert seeded.drop_columns(["gold_logprob", "topk_logprobs"]).equals(
+        alone.drop_columns(["gold_logprob", "topk_logprobs"])
+    )
+    new_inputs = int((seeded["template"].to_numpy() == "[X] has its capital , [Y] .").sum())
+    assert sum(encoded) == new_inputs == 5  # the P1 facts of test; Mine's inputs came from the files
+
+
 def test_google_re_relations_take_their_own_prompts_and_those_of_the_relation_they_map_to():
     prompts = pd.DataFrame(
         {

@@ -1,6 +1,7 @@
-"""Rule lpaqa_probe: log-probs of the candidates for every (fact, prompt) of one model and prompt
-set, on every dataset split, and each pair's final hidden state at the mask (the model is loaded
-once for all splits)."""
+"""Rules lpaqa_probe and lpaqa_probe_seeded: log-probs of the candidates for every (fact, prompt)
+of one model's prompt sets on every dataset split, and each pair's final hidden state at the
+mask; the model is loaded once and each distinct input scored once for all of them (the seeded
+job reads the hidden states of inputs the first job scored)."""
 
 import torch
 
@@ -10,19 +11,28 @@ from knowprobe.lpaqa import probe
 
 with rule_logging(snakemake.log[0]) as log:
     torch.set_num_threads(snakemake.threads)
-    prompts = contracts.read(snakemake.input.prompts, contracts.PROMPTS)
     candidates = contracts.read(snakemake.input.candidates, contracts.CANDIDATES)
     scorer = scoring.load(snakemake.input.model, "masked", scoring.ScoringSettings(**snakemake.params.scoring))
-    for dataset, split in snakemake.params.parts:
-        name = f"{dataset}_{split}"
-        used = (
-            probe.prompts_for(prompts, dict(snakemake.params.google_re_relations))
-            if dataset == "google_re"
-            else prompts
+    google_re = dict(snakemake.params.google_re_relations)
+    facts = {
+        f"{dataset}_{split}": contracts.read(snakemake.input[f"{dataset}_{split}"], contracts.MODEL_FACTS)
+        for dataset, split in snakemake.params.parts
+    }
+    parts = {}
+    for prompt_set in snakemake.params.prompt_sets:
+        prompts = contracts.read(snakemake.input[f"prompts/{prompt_set}"], contracts.PROMPTS)
+        for dataset, split in snakemake.params.parts:
+            used = probe.prompts_for(prompts, google_re) if dataset == "google_re" else prompts
+            parts[f"{prompt_set}/{dataset}_{split}"] = (facts[f"{dataset}_{split}"], used)
+    # the seeded job: the first job's files, whose hidden states it reads where inputs recur
+    reused = [
+        (snakemake.input[key], snakemake.input[f"{key}_hidden"])
+        for key in snakemake.input.keys()
+        if key.startswith("reused/") and not key.endswith("_hidden")
+    ]
+    for name, table, hidden in probe.probe_parts(parts, scorer, candidates, snakemake.params.top_k, reused):
+        log.info(
+            "%s: %d (fact, prompt) pairs; hidden states %s, %s", name, table.num_rows, tuple(hidden.shape), hidden.dtype
         )
-        log.info("%s, %s:", dataset, split)
-        facts = contracts.read(snakemake.input[name], contracts.MODEL_FACTS)
-        table, hidden = probe.probe(facts, used, scorer, candidates, snakemake.params.top_k)
-        log.info("%d (fact, prompt) pairs; hidden states %s, %s", table.num_rows, tuple(hidden.shape), hidden.dtype)
         contracts.write(table, snakemake.output[name], contracts.PROBE)
         probe.write_hidden(hidden, snakemake.output[f"{name}_hidden"], table.num_rows)

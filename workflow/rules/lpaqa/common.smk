@@ -109,29 +109,48 @@ def uhn_model():
     return name
 
 
-def probe_outputs():
-    """The probe's table and hidden states of every dataset split."""
-    outputs = {}
-    for dataset in LPAQA_DATASETS:
-        for split in LPAQA_SPLITS:
-            table = LPAQA_PROBE.replace("{dataset}", dataset).replace("{split}", split)
-            outputs[f"{dataset}_{split}"] = table
-            outputs[f"{dataset}_{split}_hidden"] = table.replace(".parquet", ".hidden.safetensors")
-    return outputs
+# Prompt sets whose prompts a probe's results choose (Mine+Para's seeds: the mined prompts with
+# the best T-REx-train P@1): probed by a second job per model, which reads the first job's hidden
+# states of the inputs they share (the seeds) instead of running the encoder on them again.
+SEEDED_SETS = [name for name in LPAQA_PROMPT_SETS if name == "mine_para"]
+FIRST_SETS = [name for name in LPAQA_PROMPT_SETS if name not in SEEDED_SETS]
 
 
-def probe_input(wildcards):
-    """A prompt set, the model, its candidates and its filtered facts of every dataset split."""
-    inputs = {
-        "prompts": LPAQA_PROMPTS.format(prompt_set=wildcards.prompt_set),
-        "candidates": expand(rules.lpaqa_candidate_ids.output[0], model=wildcards.model)[0],
-        "model": model_dir(wildcards.model),
-        "code": code("lpaqa_probe"),
-    }
+def probe_files(prompt_set, model="{model}"):
+    """The probe's table and hidden states of each dataset split of a prompt set (name -> path)."""
+    files = {}
     for dataset in LPAQA_DATASETS:
         for split in LPAQA_SPLITS:
-            keys = dict(model=wildcards.model, dataset=dataset, split=split)
-            inputs[f"{dataset}_{split}"] = expand(rules.lpaqa_filter_facts.output.facts, **keys)[0]
+            table = LPAQA_PROBE.format(model=model, prompt_set=prompt_set, dataset=dataset, split=split)
+            files[f"{dataset}_{split}"] = table
+            files[f"{dataset}_{split}_hidden"] = table.replace(".parquet", ".hidden.safetensors")
+    return files
+
+
+def probe_outputs(prompt_sets):
+    """The probe's tables and hidden states of the prompt sets of one job ("SET/DATASET_SPLIT")."""
+    return {f"{name}/{key}": path for name in prompt_sets for key, path in probe_files(name).items()}
+
+
+def probe_input(prompt_sets, reused=()):
+    """A job's prompt sets, the model, its candidates, its filtered facts of every dataset split,
+    and the probe files of the ``reused`` sets, whose hidden states it reads where inputs recur."""
+
+    def inputs(wildcards):
+        found = {
+            "candidates": expand(rules.lpaqa_candidate_ids.output[0], model=wildcards.model)[0],
+            "model": model_dir(wildcards.model),
+            "code": code("lpaqa_probe"),
+        }
+        found.update({f"prompts/{name}": LPAQA_PROMPTS.format(prompt_set=name) for name in prompt_sets})
+        for dataset in LPAQA_DATASETS:
+            for split in LPAQA_SPLITS:
+                keys = dict(model=wildcards.model, dataset=dataset, split=split)
+                found[f"{dataset}_{split}"] = expand(rules.lpaqa_filter_facts.output.facts, **keys)[0]
+        for name in reused:
+            found.update({f"reused/{name}/{key}": path for key, path in probe_files(name, wildcards.model).items()})
+        return found
+
     return inputs
 
 
@@ -148,9 +167,7 @@ def selection_input(wildcards):
     }
     for prompt_set in LPAQA_PROMPT_SETS:
         keys = dict(model=wildcards.model, prompt_set=prompt_set)
-        inputs.update(
-            {f"{prompt_set}/{name}": expand(path, **keys)[0] for name, path in rules.lpaqa_probe.output.items()}
-        )
+        inputs.update({f"{prompt_set}/{name}": path for name, path in probe_files(prompt_set, wildcards.model).items()})
         if prompt_set in BACKWARD_SETS:
             backward = rules.lpaqa_backward.output.items()
             inputs.update({f"{prompt_set}/backward_{name}": expand(path, **keys)[0] for name, path in backward})
@@ -184,10 +201,9 @@ def cross_model_input(wildcards):
         )[0]
         for dataset in LPAQA_DATASETS:
             for suffix in ("", "_hidden"):
-                path = rules.lpaqa_probe.output[f"{dataset}_test{suffix}"]
-                inputs[f"{prompt_set}_{dataset}_test{suffix}"] = expand(
-                    path, model=wildcards.model, prompt_set=prompt_set
-                )[0]
+                inputs[f"{prompt_set}_{dataset}_test{suffix}"] = probe_files(prompt_set, wildcards.model)[
+                    f"{dataset}_test{suffix}"
+                ]
     return inputs
 
 
@@ -203,7 +219,7 @@ def backward_outputs():
 def backward_input(wildcards):
     """The probe's tables and hidden states of a model and prompt set, the model and its candidates."""
     keys = dict(model=wildcards.model, prompt_set=wildcards.prompt_set)
-    inputs = {name: expand(path, **keys)[0] for name, path in rules.lpaqa_probe.output.items()}
+    inputs = dict(probe_files(wildcards.prompt_set, wildcards.model))
     inputs["model"] = model_dir(wildcards.model)
     inputs["candidates"] = expand(rules.lpaqa_candidate_ids.output[0], model=wildcards.model)[0]
     return inputs | {"code": code("lpaqa_backward")}
@@ -375,9 +391,7 @@ def paper_figures_input(wildcards):
         "selection": expand(LPAQA_SELECTION, model=LPAQA_MODELS, prompt_set=LPAQA_PROMPT_SETS),
         "mine_prompts": expand(LPAQA_SELECTED_PROMPTS, model=LPAQA_MODELS, prompt_set="mine"),
         "patterns": rules.lpaqa_prompt_patterns.output[0],
-        "divergence": [
-            expand(rules.lpaqa_probe.output.trex_test, model=first, prompt_set=name)[0] for name in DIVERGENCE_SETS
-        ],
+        "divergence": [probe_files(name, first)["trex_test"] for name in DIVERGENCE_SETS],
         "code": code("lpaqa_paper_figures"),
     }
 

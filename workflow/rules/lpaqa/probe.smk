@@ -1,15 +1,18 @@
 # The probe (a GPU rule: on a cluster it goes to a GPU node; locally `--resources gpu=N` caps
 # how many run at once), P@1 of every prompt, and the Majority baseline.
-# One probe job per (model, prompt set) loads the model once for every dataset split.
+# One probe job per model scores every prompt set on every dataset split, each distinct input (a
+# template filled with a subject) once whichever sets and splits ask for it; a second job per
+# model probes the sets whose prompts the first job's results chose (Mine+Para), reading its
+# hidden states where their inputs recur.
 
 
 rule lpaqa_probe:
     input:
-        unpack(probe_input),
+        unpack(probe_input(FIRST_SETS)),
     output:
-        **probe_outputs(),
+        **probe_outputs(FIRST_SETS),
     log:
-        "logs/lpaqa/probe/{model}/{prompt_set}.log",
+        "logs/lpaqa/probe/{model}.log",
     conda:
         "../../../envs/probe.yaml"
     threads: config["scoring"]["threads"]
@@ -19,6 +22,29 @@ rule lpaqa_probe:
         scoring=scoring_settings(),
         top_k=LPAQA["probe"]["top_k"],
         google_re_relations=settings(LPAQA["google_re_relations"]),
+        prompt_sets=FIRST_SETS,
+        parts=[(dataset, split) for dataset in LPAQA_DATASETS for split in LPAQA_SPLITS],
+    script:
+        "../../scripts/lpaqa_probe.py"
+
+
+rule lpaqa_probe_seeded:
+    input:
+        unpack(probe_input(SEEDED_SETS, reused=FIRST_SETS)),
+    output:
+        **probe_outputs(SEEDED_SETS),
+    log:
+        "logs/lpaqa/probe/{model}.seeded.log",
+    conda:
+        "../../../envs/probe.yaml"
+    threads: config["scoring"]["threads"]
+    resources:
+        gpu=1,
+    params:
+        scoring=scoring_settings(),
+        top_k=LPAQA["probe"]["top_k"],
+        google_re_relations=settings(LPAQA["google_re_relations"]),
+        prompt_sets=SEEDED_SETS,
         parts=[(dataset, split) for dataset in LPAQA_DATASETS for split in LPAQA_SPLITS],
     script:
         "../../scripts/lpaqa_probe.py"

@@ -15,6 +15,7 @@ those of the T-REx relation it maps to (``lpaqa.google_re_relations``: place_of_
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 
 import numpy as np
 import pandas as pd
@@ -92,43 +93,111 @@ def pair_facts_with_prompts(facts: pd.DataFrame, prompts: pd.DataFrame) -> pd.Da
 def probe(facts: pd.DataFrame, prompts: pd.DataFrame, scorer, candidates: pd.DataFrame, top_k: int):
     """Probe every (fact, prompt) pair with a masked LM scorer: a table of the ``probe`` contract
     and the final hidden state at the mask of each of its rows."""
+    [(_, table, hidden)] = probe_parts({"part": (facts, prompts)}, scorer, candidates, top_k)
+    return table, hidden
+
+
+def probe_parts(
+    parts: dict, scorer, candidates: pd.DataFrame, top_k: int, reused: list[tuple] = ()
+) -> Iterator[tuple[str, pa.Table, torch.Tensor]]:
+    """Probe the (fact, prompt) pairs of several parts at once (each a prompt set on a dataset
+    split: ``name -> (facts, prompts)``), each distinct input (a template filled with a subject)
+    scored once whichever parts ask for it; yields per part its name, a table of the ``probe``
+    contract and its rows' final hidden states at the mask, as ``probe`` gives them part by part
+    (one part at a time: a part's hidden states, one row per pair, are built only when it is
+    yielded, so that the caller writes and drops them before the next). ``reused``: the
+    ``(table, hidden states)`` files of earlier probes of the model: inputs they hold are not run
+    through the encoder again, only the LM head reads their hidden states (``known_inputs``)."""
     if scorer.kind != "masked":
         raise KnowprobeError("LPAQA's probe ranks candidates at a mask token: it needs a model of kind masked")
-    pairs = pair_facts_with_prompts(facts, prompts)
-    if pairs.empty:
-        log.warning(
-            "no (fact, prompt) pair to probe: the prompt set has no prompt for any of the %d relations of these facts; "
-            "the outputs are empty",
-            facts["relation"].nunique(),
-        )
-        empty = torch.empty((0, scorer.model.config.hidden_size), dtype=next(scorer.model.parameters()).dtype)
-        return to_table(pa.table({name: [] for name in PROBE.columns}), PROBE), empty
     mask = scorer.tokenizer.mask_token
-    texts = [fill_template(t, s, mask) for t, s in zip(pairs["template"], pairs["sub_label"])]
+    paired = {}
+    for name, (facts, prompts) in parts.items():
+        pairs = pair_facts_with_prompts(facts, prompts)
+        if pairs.empty:
+            log.warning(
+                "%s: no (fact, prompt) pair to probe: the prompt set has no prompt for any of the %d relations of "
+                "these facts; the outputs are empty",
+                name,
+                facts["relation"].nunique(),
+            )
+        paired[name] = pairs
+    texts = [
+        fill_template(t, s, mask) for pairs in paired.values() for t, s in zip(pairs["template"], pairs["sub_label"])
+    ]
+    gold = np.concatenate([pairs["obj_token_id"].to_numpy(dtype=np.int64) for pairs in paired.values()] or [[]])
     log.info(
-        "probing %d (fact, prompt) pairs: %d facts, %d prompts, %d candidates, top_k=%d, device=%s, dtype=%s",
-        len(pairs),
-        pairs["fact_id"].nunique(),
-        pairs["prompt_id"].nunique(),
+        "probing %d (fact, prompt) pairs of %d parts: %d candidates, top_k=%d, device=%s, dtype=%s",
+        len(texts),
+        len(parts),
         len(candidates),
         min(top_k, len(candidates)),
         scorer.device,
         next(scorer.model.parameters()).dtype,
     )
-    scores = scorer.candidate_logprobs(
-        texts, candidates["token_id"].to_numpy(), pairs["obj_token_id"].to_numpy(), top_k=top_k, keep_hidden=True
-    )
+    known = known_inputs(reused, set(texts), mask) if reused and texts else None
+    if reused:
+        log.info("%d distinct inputs of these parts were scored by an earlier probe", len(known[0]) if known else 0)
+    hidden_size = scorer.model.config.hidden_size
+    dtype = next(scorer.model.parameters()).dtype
+    if texts:
+        scores = scorer.slot_scores(
+            texts, candidates["token_id"].to_numpy(), gold.astype(np.int64), top_k=top_k, keep_hidden=True, known=known
+        )
+        log.info(
+            "%d pairs, %d distinct inputs scored (%.2f pairs an input)",
+            len(texts),
+            scores.distinct_texts,
+            len(texts) / max(1, scores.distinct_texts),
+        )
+    del texts, gold  # a Python string per pair: not kept while the parts are written
     word_of = dict(zip(candidates["token_id"], candidates["word"]))
-    table = pa.Table.from_pandas(pairs[list(PROBE.columns[:9])], preserve_index=False)
-    for name, values in [
-        ("gold_logprob", pa.array(scores.target_logprobs[:, 0])),
-        ("gold_rank", pa.array(scores.target_ranks[:, 0])),
-        ("prediction", pa.array([word_of[i] for i in scores.topk_ids[:, 0]], pa.string())),
-        ("topk_ids", rows_as_lists(scores.topk_ids)),
-        ("topk_logprobs", rows_as_lists(scores.topk_logprobs)),
-    ]:
-        table = table.append_column(name, values)
-    return to_table(table, PROBE), scores.hidden
+    start = 0
+    for name in list(paired):
+        pairs = paired.pop(name)
+        if pairs.empty:
+            empty = torch.empty((0, hidden_size), dtype=dtype)
+            yield name, to_table(pa.table({column: [] for column in PROBE.columns}), PROBE), empty
+            continue
+        rows = slice(start, start + len(pairs))
+        start += len(pairs)
+        index = scores.index[rows]
+        topk_ids, topk_logprobs = scores.topk_ids[index], scores.topk_logprobs[index]
+        table = pa.Table.from_pandas(pairs[list(PROBE.columns[:9])], preserve_index=False)
+        for column, values in [
+            ("gold_logprob", pa.array(scores.target_logprobs[rows, 0])),
+            ("gold_rank", pa.array(scores.target_ranks[rows, 0])),
+            ("prediction", pa.array([word_of[i] for i in topk_ids[:, 0]], pa.string())),
+            ("topk_ids", rows_as_lists(topk_ids)),
+            ("topk_logprobs", rows_as_lists(topk_logprobs)),
+        ]:
+            table = table.append_column(column, values)
+        yield name, to_table(table, PROBE), scores.hidden[torch.from_numpy(index)]
+
+
+def known_inputs(tables_and_hidden: list[tuple], needed: set[str], mask: str):
+    """The inputs among ``needed`` that earlier probe tables hold, with their hidden states: read
+    from ``(table path, hidden path)`` pairs, only the rows of those inputs (a prompt's rows lie
+    together in a table, so they are read as a few runs of rows). None where there are none."""
+    from safetensors import safe_open
+
+    remaining, texts, states = set(needed), [], []
+    for table_path, hidden_path in tables_and_hidden:
+        table = pd.read_parquet(table_path, columns=["template", "sub_label"])
+        filled = [fill_template(t, s, mask) for t, s in zip(table["template"], table["sub_label"])]
+        wanted = np.flatnonzero([text in remaining for text in filled])
+        if not len(wanted):
+            continue
+        with safe_open(str(hidden_path), framework="pt") as handle:
+            sliced = handle.get_slice("hidden")
+            for run in np.split(wanted, np.flatnonzero(np.diff(wanted) != 1) + 1):
+                block = sliced[int(run[0]) : int(run[-1]) + 1]
+                for offset, row in enumerate(run.tolist()):
+                    if filled[row] in remaining:  # each input once, from the first table that has it
+                        remaining.discard(filled[row])
+                        texts.append(filled[row])
+                        states.append(block[offset])
+    return (texts, torch.stack(states)) if texts else None
 
 
 def rows_as_lists(matrix: np.ndarray) -> pa.ListArray:
