@@ -8,6 +8,7 @@ import json
 
 import pandas as pd
 import pytest
+import torch
 import yaml
 
 from conftest import DEMO, ROOT, copy_project, require_shared, snakemake
@@ -156,6 +157,45 @@ def test_demo_paraphrases_manual_and_best_mined_prompts_and_probes_them(demo):
     for dataset in ["trex", "google_re"]:
         assert (demo / RESULTS / f"metrics/tiny-demo-bert/man_para/{dataset}/test.parquet").exists()
     assert "denoising copy model" in (demo / "logs/lpaqa/train_demo_translator/forward.log").read_text()
+
+
+def test_gpu_precisions_keep_the_trained_demo_models_answers(demo):
+    """The GPU's precisions (the encoder in float16, the default for checkpoints saved in float32
+    as these are, or in bfloat16; the LM head and log-softmax in float32), on the CPU, against the
+    demo's float32 probe of its trained BERTs: every prompt set on T-REx test. P@1 over all of a
+    model's pairs moves by at most 0.1 point, and float16 changes fewer answers than bfloat16."""
+    from knowprobe import contracts, scoring
+    from knowprobe.devices import saved_dtype
+    from knowprobe.lpaqa import probe
+
+    sets = yaml.safe_load((demo / DEMO[-1]).read_text())["lpaqa"]["prompt_sets"]
+    for model in ["tiny-demo-bert", "tiny-demo-bert-small"]:
+        assert saved_dtype(demo / "results/models" / model) == torch.float32  # so float16 is the GPU's choice
+        facts = contracts.read(demo / RESULTS / f"filtered/{model}/trex/test.parquet", contracts.MODEL_FACTS)
+        parts = {
+            name: (facts, contracts.read(demo / RESULTS / f"prompts/{name}.parquet", contracts.PROMPTS))
+            for name in sets
+        }
+        candidates = contracts.read(demo / RESULTS / f"vocab/{model}.parquet", contracts.CANDIDATES)
+        full = pd.concat(read(demo, f"probe/{model}/{name}/trex/test.parquet").assign(prompt_set=name) for name in sets)
+        assert len(full) > 10_000
+        changed = {}
+        for dtype in ["float16", "bfloat16"]:
+            settings = scoring.ScoringSettings(device="cpu", dtype=dtype)
+            scorer = scoring.load(demo / "results/models" / model, "masked", settings)
+            assert str(next(scorer.model.parameters()).dtype) == f"torch.{dtype}"
+            assert next(scorer.head.parameters()).dtype == torch.float32
+            low = pd.concat(
+                table.to_pandas()[["fact_id", "prompt_id", "gold_rank"]].assign(prompt_set=name)
+                for name, table, _ in probe.probe_parts(parts, scorer, candidates, top_k=1)
+            )
+            both = full.merge(low, on=["prompt_set", "fact_id", "prompt_id"], suffixes=("", "_low"))
+            assert len(both) == len(full)
+            right, right_low = both["gold_rank"] == 0, both["gold_rank_low"] == 0
+            changed[dtype] = int((right != right_low).sum())
+            assert changed[dtype] / len(both) < 0.002, (model, dtype)
+            assert abs(right_low.mean() - right.mean()) <= 0.001, (model, dtype)
+        assert changed["float16"] < changed["bfloat16"], changed  # bfloat16 is not float32: answers move
 
 
 def test_fairseq_backend_needs_no_translator_download(tmp_path):

@@ -63,12 +63,53 @@ def claim_gpu() -> int:
     return 0
 
 
-def resolve_dtype(name: str, device: torch.device) -> torch.dtype:
+def resolve_dtype(name: str, device: torch.device, saved: torch.dtype | None = None) -> torch.dtype:
+    """The precision ``scoring.dtype`` names. ``auto``: float32 on the CPU; on CUDA float16 for a
+    checkpoint saved in float32 or float16 (``saved``: BERT, RoBERTa, GPT-2, ...), whose activations
+    fit float16's range and keep its three more mantissa bits (on the demo's trained BERTs float16
+    changed the correctness of 0.003% of the probe's answers, bfloat16 of 0.097%: docs/scoring.md),
+    and bfloat16 for a checkpoint saved in bfloat16 (Llama, Qwen2, ...: trained in it, its
+    activations may pass float16's 65,504) or of unknown precision (``saved`` None); float16
+    where the GPU has no bfloat16."""
     if name == "auto":
         if device.type != "cuda":
             return torch.float32
-        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        if saved in (torch.float32, torch.float16) or not torch.cuda.is_bf16_supported():
+            return torch.float16
+        return torch.bfloat16
     return {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[name]
+
+
+def saved_dtype(model_dir) -> torch.dtype | None:
+    """The precision a saved model is in: what its config.json declares (``dtype``, formerly
+    ``torch_dtype``), else the floating-point type of its safetensors weights (older hub
+    checkpoints such as bert-base-cased declare none); None where neither says."""
+    import json
+    import struct
+    from pathlib import Path
+
+    names = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+    directory = Path(model_dir)
+    try:
+        config = json.loads((directory / "config.json").read_text())
+    except (OSError, ValueError):
+        config = {}
+    declared = names.get(config.get("dtype") or config.get("torch_dtype"))
+    if declared is not None:
+        return declared
+    header_types = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
+    for weights in sorted(directory.glob("*.safetensors")):
+        try:
+            with open(weights, "rb") as handle:
+                (size,) = struct.unpack("<Q", handle.read(8))
+                header = json.loads(handle.read(size))
+        except (OSError, ValueError, struct.error):
+            continue
+        found = {header_types.get(entry.get("dtype")) for entry in header.values() if isinstance(entry, dict)}
+        found.discard(None)
+        if len(found) == 1:
+            return found.pop()
+    return None
 
 
 def is_out_of_memory(error: BaseException) -> bool:

@@ -1,0 +1,137 @@
+"""How LPAQA's results move with the precision the probe runs in, on trained models.
+
+    python benchmarks/precision.py --demo DIR      # a finished demo run (its project directory)
+
+The demo's models are trained (tiny BERTs, on the demo corpus). The demo runs its probes in
+float32 (``scoring.dtype: auto`` on the CPU); this reruns LPAQA's probes and everything after them, and COMPS's scores,
+on a copy of the run in float16 (the GPU's ``scoring.dtype: auto`` for these float32 checkpoints)
+and in bfloat16 (its choice for checkpoints saved in bfloat16), the encoder in that precision and
+the LM head and log-softmax in float32 (knowprobe.scoring.masked's float32_head), on the CPU, and
+compares with float32: the top-1 prediction and its correctness for
+every (fact, prompt) pair, P@1 over every test pair of a model and dataset, and the P@1 (averaged
+over relations, as the paper's tables) of every model, prompt set, method, dataset and split (the
+numbers of Tables 2, 3, 7-10, 15); and for COMPS each pair's decision and each subset's accuracy
+(the masked demo BERTs and the causal demo GPT). TF32 is a GPU mode (the CPU has no such matrix product): not
+measured here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+
+
+def rerun(demo: Path, directory: Path, dtype: str) -> Path:
+    """A copy of the demo with LPAQA rerun from its probes on in ``dtype``."""
+    project = directory / dtype
+    shutil.copytree(demo, project, symlinks=True)
+    # a config file, not --config: values given on the command line arrive as strings
+    (project / "precision.yaml").write_text(f"scoring: {{device: cpu, dtype: {dtype}}}\n")
+    command = [sys.executable, "-m", "snakemake", "lpaqa", "comps", "--cores", "2"]
+    command += ["--configfile", "resources/demo/config.yaml", "precision.yaml"]
+    done = subprocess.run(command, cwd=project, capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"the {dtype} rerun in {project} failed:\n{done.stderr[-3000:]}")
+    return project
+
+
+def predictions(project: Path) -> pd.DataFrame:
+    frames = []
+    for path in sorted((project / "results/lpaqa/probe").glob("*/*/*/*.parquet")):
+        model, prompt_set, dataset = path.parts[-4:-1]
+        table = pd.read_parquet(path, columns=["fact_id", "prompt_id", "prediction", "gold_rank"])
+        frames.append(table.assign(model=model, prompt_set=prompt_set, dataset=dataset, split=path.stem))
+    return pd.concat(frames, ignore_index=True)
+
+
+def results(project: Path) -> pd.DataFrame:
+    frames = [
+        pd.read_parquet(path) for path in sorted((project / "results/lpaqa/selection").glob("*/*/results.parquet"))
+    ]
+    table = pd.concat(frames, ignore_index=True)
+    keys = ["model", "fitted_on", "prompt_set", "method", "dataset", "split"]
+    return table.groupby(keys)[["micro", "macro"]].mean().reset_index()  # over relations, as the tables average
+
+
+def compare(base: Path, low: Path, dtype: str) -> pd.DataFrame:
+    """Print how ``low``'s predictions and results differ from ``base``'s; every result, both ways."""
+    keys = ["model", "prompt_set", "dataset", "split", "fact_id", "prompt_id"]
+    pairs = predictions(base).merge(predictions(low), on=keys, suffixes=("_32", "_low"))
+    changed = (pairs["prediction_32"] != pairs["prediction_low"]).mean()
+    right_32, right_low = pairs["gold_rank_32"] == 0, pairs["gold_rank_low"] == 0
+    print(
+        f"{dtype}: {len(pairs):,} (fact, prompt) pairs; top-1 prediction changed for {changed:.3%}, "
+        f"correctness for {(right_32 != right_low).mean():.3%}"
+    )
+    test = pairs[pairs["split"] == "test"].assign(right_32=right_32, right_low=right_low)
+    pooled = 100 * test.groupby(["model", "dataset"])[["right_32", "right_low"]].mean()
+    pooled["points"] = pooled["right_low"] - pooled["right_32"]
+    pooled["pairs"] = test.groupby(["model", "dataset"]).size()
+    print(f"  P@1 (%) over every test pair of every prompt set (model, dataset; {len(test):,} pairs):")
+    print(pooled.round(3).to_string().replace("\n", "\n    ").join(["    ", ""]))
+    both = results(base).merge(
+        results(low), on=["model", "fitted_on", "prompt_set", "method", "dataset", "split"], suffixes=("_32", "_low")
+    )
+    both["micro_points"] = 100 * (both["micro_low"] - both["micro_32"])
+    both["macro_points"] = 100 * (both["macro_low"] - both["macro_32"])
+    test = both[both["split"] == "test"]
+    moved = test["micro_points"].abs()
+    print(
+        f"  results (model x set x method x dataset, test): {len(test)}; unchanged {(moved == 0).mean():.1%}; "
+        f"micro P@1 moved by at most {moved.max():.2f} points (mean |move| {moved.mean():.3f}, "
+        f"mean move {test['micro_points'].mean():+.3f}), macro by at most {test['macro_points'].abs().max():.2f}"
+    )
+    worst = test.reindex(moved.sort_values(ascending=False).index).head(5)
+    columns = ["model", "prompt_set", "method", "dataset", "micro_32", "micro_low", "micro_points"]
+    print(worst[columns].to_string(index=False).replace("\n", "\n    ").join(["    ", ""]))
+    return both.assign(dtype=dtype)
+
+
+def compare_comps(base: Path, low: Path, dtype: str) -> None:
+    """COMPS's pair decisions (acceptable scored above unacceptable) and each subset's accuracy."""
+    keys = ["model", "subset", "id"]
+    frames = [
+        pd.concat(pd.read_parquet(path) for path in sorted((project / "results/comps/scores").glob("*.parquet")))
+        for project in (base, low)
+    ]
+    both = frames[0].merge(frames[1], on=keys, suffixes=("_32", "_low"))
+    right_32 = both["acceptable_score_32"] > both["unacceptable_score_32"]
+    right_low = both["acceptable_score_low"] > both["unacceptable_score_low"]
+    both = both.assign(right_32=right_32, right_low=right_low)
+    accuracy = 100 * both.groupby(["model", "subset"])[["right_32", "right_low"]].mean()
+    accuracy["points"] = accuracy["right_low"] - accuracy["right_32"]
+    accuracy["pairs"] = both.groupby(["model", "subset"]).size()
+    print(
+        f"  COMPS: {len(both):,} pairs; decisions equal for {(right_32 == right_low).mean():.3%}; "
+        f"subset accuracy (%) moved by at most {accuracy['points'].abs().max():.3f} points:"
+    )
+    print(accuracy.round(3).to_string().replace("\n", "\n    ").join(["    ", ""]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--demo", type=Path, required=True)
+    parser.add_argument("--dtypes", nargs="+", default=["bfloat16", "float16"], choices=["bfloat16", "float16"])
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        every = []
+        for dtype in args.dtypes:
+            low = rerun(args.demo, Path(tmp), dtype)
+            every.append(compare(args.demo, low, dtype))
+            compare_comps(args.demo, low, dtype)
+    out = HERE / "results" / "precision.csv"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    pd.concat(every, ignore_index=True).to_csv(out, index=False)
+    print(f"every result: {out}")
+
+
+if __name__ == "__main__":
+    main()
