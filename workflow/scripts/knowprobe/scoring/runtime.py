@@ -36,16 +36,24 @@ class ScoringSettings:
     batch_size: int = _DEFAULTS["batch_size"]  # most sequences in a batch
     max_tokens: int = _DEFAULTS["max_tokens"]  # most padded tokens in a batch
     max_length: int = _DEFAULTS["max_length"]  # longest tokenized input
+    max_padding: float = _DEFAULTS["max_padding"]  # most padding a batch adds, per real token
 
 
-def make_batches(lengths: np.ndarray, batch_size: int, max_tokens: int) -> list[np.ndarray]:
-    """Indices grouped into batches of similar length, each under both limits."""
+def make_batches(
+    lengths: np.ndarray, batch_size: int, max_tokens: int, max_padding: float = float("inf")
+) -> list[np.ndarray]:
+    """Indices grouped into batches of similar length, each under both limits and padded by at
+    most ``max_padding`` times its real tokens."""
     order = np.argsort(lengths, kind="stable")
     batches, start = [], 0
     while start < len(order):
-        end = start + 1
+        end, real = start + 1, int(lengths[order[start]])
         # lengths ascend, so the padded size of order[start:end] is end-start times the last length
-        while end < len(order) and end - start < batch_size and (end + 1 - start) * lengths[order[end]] <= max_tokens:
+        while end < len(order) and end - start < batch_size:
+            padded = (end + 1 - start) * int(lengths[order[end]])
+            if padded > max_tokens or padded > (1 + max_padding) * (real + int(lengths[order[end]])):
+                break
+            real += int(lengths[order[end]])
             end += 1
         batches.append(order[start:end])
         start = end
@@ -67,7 +75,7 @@ def run_batches(
             # a budget below the longest input would leave that input in no batch
             budget = max(max_tokens, int(lengths[remaining].max()))
             try:
-                for batch in make_batches(lengths[remaining], batch_size, budget):
+                for batch in make_batches(lengths[remaining], batch_size, budget, settings.max_padding):
                     index = remaining[batch]
                     score_batch(index)
                     done[index] = True
