@@ -158,6 +158,57 @@ def work_counts(frame: pd.DataFrame, tokenizer, minicons_batch: int) -> dict:
     }
 
 
+def arithmetic_bound(kind: str, frame: pd.DataFrame, tokenizer, config, minicons_batch: int) -> dict:
+    """How many times knowprobe's arithmetic minicons does on these stimuli, counting multiply-adds
+    of the transformer (E = layers x (4 hidden^2 + 2 hidden x intermediate) per token run) and of
+    the LM head (H = hidden x vocabulary, plus a hidden^2 transform for masked models) per position
+    it is applied at: the most an exact scorer can gain on minicons by computing less.
+
+    Causal: minicons runs every text padded to its batch's longest with the head at every position;
+    knowprobe each distinct text once, a prefix several texts share once, the head at the phrase's
+    positions. Masked (pseudo-log-likelihood, a pass per phrase token): minicons runs each text's
+    masked copies padded to its batch's longest, the head at every position; knowprobe the copies of
+    the distinct texts at their own lengths, the head at the masked position."""
+    hidden, layers = config.hidden_size, config.num_hidden_layers
+    intermediate = getattr(config, "intermediate_size", None) or getattr(config, "n_inner", None) or 4 * hidden
+    encoder = layers * (4 * hidden * hidden + 2 * hidden * intermediate)
+    head = hidden * config.vocab_size + (hidden * hidden if kind == "masked" else 0)
+    length = {}
+
+    def tokens(text):
+        if text not in length:
+            length[text] = len(tokenizer(text, add_special_tokens=False)["input_ids"])
+        return length[text]
+
+    special = 2 if kind == "masked" else 0  # [CLS] and [SEP]
+    texts = [
+        (p, q)
+        for side in ("prefix_acceptable", "prefix_unacceptable")
+        for p, q in zip(frame[side], frame["property_phrase"])
+    ]
+    theirs = 0
+    for start in range(0, len(frame), minicons_batch):  # each side's batch of pairs
+        for side in (
+            texts[start : start + minicons_batch],
+            texts[len(frame) + start : len(frame) + start + minicons_batch],
+        ):
+            if not side:
+                continue
+            longest = max(tokens(f"{p} {q}") for p, q in side) + special
+            copies = sum(tokens(f"{p} {q}") - tokens(p) for p, q in side) if kind == "masked" else len(side)
+            theirs += copies * longest * (encoder + head)
+    distinct = list(dict.fromkeys(texts))
+    if kind == "masked":
+        ours = sum(
+            (tokens(f"{p} {q}") - tokens(p)) * ((tokens(f"{p} {q}") + special) * encoder + head) for p, q in distinct
+        )
+    else:
+        counts = work_counts(frame, tokenizer, minicons_batch)
+        phrase_tokens = sum(tokens(f"{p} {q}") - tokens(p) for p, q in distinct)
+        ours = counts["tokens_shared"] * encoder + phrase_tokens * head
+    return {"minicons": theirs, "knowprobe": ours, "ratio": theirs / ours}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--device", default="cpu")
@@ -193,6 +244,11 @@ def main() -> None:
                 f"x{n['tokens_minicons'] / n['tokens_shared']:.2f} fewer than minicons, "
                 f"x{n['tokens_distinct'] / n['tokens_shared']:.2f} from sharing prefixes"
             )
+        bound = arithmetic_bound(kind, frame, tokenizer, model.config, args.minicons_batch)
+        print(
+            f"{kind} arithmetic: minicons {bound['minicons']:.2e} multiply-adds, knowprobe {bound['knowprobe']:.2e}: "
+            f"the bound of an exact scorer's ratio is {bound['ratio']:.2f}x"
+        )
         model = model.to(args.device)
         settings = ScoringSettings(
             device=args.device, dtype="float32", batch_size=args.batch_size, max_tokens=args.max_tokens
@@ -218,6 +274,8 @@ def main() -> None:
             if name != "knowprobe":
                 difference = np.abs(our_scores - scores).max()
                 line += f"   knowprobe is {seconds / ours:.2f}x faster   max |difference| {difference:.1e}"
+                if name == "minicons":
+                    line += f"   {seconds / ours / bound['ratio']:.0%} of the bound"
             print(line)
 
 

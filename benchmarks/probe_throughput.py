@@ -1,15 +1,24 @@
 """Throughput of the probing engine against a LAMA-style reference loop, same model and hardware.
 
     python benchmarks/probe_throughput.py                  # CPU, BERT-base-sized random model
-    python benchmarks/probe_throughput.py --device cuda    # GPU: the engine in bfloat16
+    python benchmarks/probe_throughput.py --device cuda    # GPU: the engine in float16 (auto)
 
 Reference (what LAMA's code does): float32, batches of 32 in input order, padded to the
 longest input of the batch, LM head and log-softmax over the full vocabulary at every
 position, then the mask row restricted to the candidates. Engine: the shared scoring layer's
 MaskedLM.candidate_logprobs with the config schema's scoring defaults (length-sorted batches
-under a token budget, LM head at the mask only, bfloat16 on GPU) and LPAQA's top_k of 50. Both
+under a token budget, LM head at the mask only, on GPU float16 as ``scoring.dtype: auto`` gives
+for a float32 checkpoint such as bert-base-cased; ``--dtype`` another) and LPAQA's top_k of 50. Both
 score the same (fact, prompt) pairs; the script checks that they agree on the top-1 candidate and
 prints pairs/s and the ratio.
+
+The yardstick is the hardware's arithmetic rate: the model FLOPs a pair costs, counted from the
+config (2 x the parameters a token passes through x its real tokens, attention's 4 x length^2 x
+hidden per layer, the LM head at the mask), times pairs/s, against the peak of a large matrix
+product measured in the same run in the engine's precision (and, on a GPU, the datasheet's dense
+float16/bfloat16 figure, the same for both). A sweep
+over batch limits (``--sweep``) prints each setting's rate and the padding its length-sorted
+batches waste; ``--compile`` times the engine with ``torch.compile`` of the encoder beside it.
 """
 
 from __future__ import annotations
@@ -82,6 +91,48 @@ def reference(model, tokenizer, texts, gold, candidate_ids, device, batch_size=3
     return torch.cat(predictions).numpy(), torch.cat(ranks).numpy()
 
 
+# Dense float16/bfloat16 tensor-core peaks from the vendors' datasheets (without sparsity), TFLOP/s
+DATASHEET_BF16_TFLOPS = {"H100 SXM": 989.4, "H100 PCIe": 756.0, "H200": 989.4, "A100": 312.0}
+
+
+def flops_per_pair(config, lengths: np.ndarray) -> np.ndarray:
+    """Model FLOPs of each pair: 2 x the weights each real token passes through (attention's four
+    hidden x hidden projections and the feed-forward's two hidden x intermediate ones, in every
+    layer), attention's scores and weighted sum (4 x length x hidden per token and layer), and the
+    LM head at the mask (its hidden x hidden transform and hidden x vocabulary decoder)."""
+    hidden, layers = config.hidden_size, config.num_hidden_layers
+    per_token = 2 * layers * (4 * hidden * hidden + 2 * hidden * config.intermediate_size)
+    attention = 4 * layers * hidden * lengths.astype(np.float64) ** 2
+    head = 2 * (hidden * hidden + hidden * config.vocab_size)
+    return per_token * lengths + attention + head
+
+
+def measured_peak(device, dtype, size: int = 4096, repeats: int = 5) -> float:
+    """FLOP/s of a size x size matrix product, best of ``repeats``: the hardware's peak as this
+    run reaches it."""
+    a = torch.randn(size, size, device=device, dtype=dtype)
+    b = torch.randn(size, size, device=device, dtype=dtype)
+    best = float("inf")
+    for _ in range(repeats + 1):
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        start = time.perf_counter()
+        torch.matmul(a, b)
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        best = min(best, time.perf_counter() - start)
+    return 2 * size**3 / best
+
+
+def padding_waste(lengths: np.ndarray, batch_size: int, max_tokens: int, max_padding: float) -> float:
+    """Padded tokens per real token, less one, of the engine's length-sorted batches."""
+    from knowprobe.scoring.runtime import make_batches
+
+    batches = make_batches(lengths, batch_size, max_tokens, max_padding)
+    padded = sum(len(batch) * lengths[batch].max() for batch in batches)
+    return padded / lengths.sum() - 1
+
+
 def timed(function, repeats: int):
     best, result = float("inf"), None
     for _ in range(repeats):
@@ -108,6 +159,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2, help="best of N timings of each side")
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--out", default="benchmarks/results/probe_throughput.json")
+    parser.add_argument(
+        "--sweep", action="store_true", help="time the engine at several batch limits (batch_size/max_tokens)"
+    )
+    parser.add_argument("--compile", action="store_true", help="also time the engine with torch.compile")
+    parser.add_argument(
+        "--dtype", default="auto", choices=["auto", "float32", "float16", "bfloat16"], help="the engine's"
+    )
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -127,12 +185,46 @@ def main() -> None:
     ref_time, (ref_pred, ref_rank) = timed(
         lambda: reference(model_fp32, tokenizer, texts, gold, candidate_ids, device), args.repeats
     )
-    settings = ScoringSettings(device=str(device))
-    dtype = resolve_dtype(settings.dtype, device)
+    settings = ScoringSettings(device=str(device), dtype=args.dtype)
+    dtype = resolve_dtype(settings.dtype, device, torch.float32)  # the random model is a float32 checkpoint
     engine_model = model_fp32 if dtype == torch.float32 else model_fp32.to(dtype)
     scorer = MaskedLM(engine_model, tokenizer, settings)
     engine_time, out = timed(lambda: scorer.candidate_logprobs(texts, candidate_ids, gold, top_k=50), args.repeats)
 
+    lengths = np.asarray(lengths, dtype=np.int64)
+    flops = flops_per_pair(model.config, lengths)
+    peak_dtype = dtype
+    peak = measured_peak(device, peak_dtype, size=2048 if device.type == "cpu" else 8192)
+    sweep = []
+    if args.sweep:
+        for batch_size, max_tokens in [(32, 4096), (128, 16384), (512, 65536), (2048, 262144)]:
+            swept = MaskedLM(
+                engine_model, tokenizer, ScoringSettings(str(device), settings.dtype, batch_size, max_tokens)
+            )
+            seconds, _ = timed(
+                lambda scorer=swept: scorer.candidate_logprobs(texts, candidate_ids, gold, top_k=50), args.repeats
+            )
+            sweep.append(
+                {
+                    "batch_size": batch_size,
+                    "max_tokens": max_tokens,
+                    "pairs_per_s": pairs / seconds,
+                    "padding_waste": padding_waste(lengths, batch_size, max_tokens, settings.max_padding),
+                    "tflops": flops.sum() / seconds / 1e12,
+                }
+            )
+            print(
+                f"  batches of at most {batch_size} sequences / {max_tokens} tokens: {pairs / seconds:.1f} pairs/s, "
+                f"padding {sweep[-1]['padding_waste']:.1%} of the real tokens"
+            )
+    compiled_rate = None
+    if args.compile:
+        compiled = MaskedLM(engine_model, tokenizer, settings)
+        compiled.model.base_model.forward = torch.compile(compiled.model.base_model.forward, dynamic=True)
+        compiled.candidate_logprobs(texts, candidate_ids, gold, top_k=50)  # compile once, not timed
+        seconds, _ = timed(lambda: compiled.candidate_logprobs(texts, candidate_ids, gold, top_k=50), args.repeats)
+        compiled_rate = pairs / seconds
+        print(f"engine with torch.compile (dynamic shapes): {compiled_rate:.1f} pairs/s")
     agree = float(np.mean(out.topk_ids[:, 0] == ref_pred))
     rank_agree = float(np.mean(out.target_ranks[:, 0] == ref_rank))
     result = {
@@ -143,6 +235,7 @@ def main() -> None:
         "engine_dtype": str(dtype).replace("torch.", ""),
         "engine_batch_size": settings.batch_size,
         "engine_max_tokens": settings.max_tokens,
+        "engine_max_padding": settings.max_padding,
         "pairs": pairs,
         "layers": args.layers,
         "hidden": args.hidden,
@@ -152,6 +245,16 @@ def main() -> None:
         "engine_pairs_per_s": pairs / engine_time,
         "speedup": ref_time / engine_time,
         "top1_agreement": agree,
+        "flops_per_pair": float(flops.mean()),
+        "engine_tflops": flops.sum() / engine_time / 1e12,
+        "reference_tflops": flops.sum() / ref_time / 1e12,
+        "measured_peak_tflops": peak / 1e12,
+        "peak_dtype": str(peak_dtype).replace("torch.", ""),
+        "engine_fraction_of_peak": flops.sum() / engine_time / peak,
+        "datasheet_bf16_tflops": DATASHEET_BF16_TFLOPS,
+        "padding_waste": padding_waste(lengths, settings.batch_size, settings.max_tokens, settings.max_padding),
+        "sweep": sweep,
+        "compiled_pairs_per_s": compiled_rate,
         "gold_rank_agreement": rank_agree,
         "torch": torch.__version__,
     }
@@ -166,6 +269,13 @@ def main() -> None:
     print(
         f"ratio engine/reference: {result['speedup']:.2f}x; top-1 agreement {agree:.4f}, "
         f"gold-rank agreement {rank_agree:.4f}"
+    )
+    print(
+        f"arithmetic: {result['flops_per_pair'] / 1e9:.2f} GFLOP a pair; engine {result['engine_tflops']:.3f} TFLOP/s, "
+        f"reference {result['reference_tflops']:.3f}; the measured peak ({result['peak_dtype']} matrix product) "
+        f"{result['measured_peak_tflops']:.3f} TFLOP/s: the engine at {result['engine_fraction_of_peak']:.1%} of it"
+        + ("" if device.type == "cpu" else f" (datasheet, dense float16/bfloat16: {DATASHEET_BF16_TFLOPS})")
+        + f"; padding {result['padding_waste']:.1%} of the real tokens"
     )
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
