@@ -23,7 +23,7 @@ def test_every_rule_with_a_script_declares_the_modules_of_that_script():
         if not script:
             continue
         declared = re.findall(r'^\s*code=code\("(\w+)"\),$', body, re.M)
-        unpacked = re.search(r"unpack\((\w+)\)", body)
+        unpacked = re.search(r"unpack\((\w+)[()\w, =]*\)", body)  # a function, or one a call returns
         if unpacked:  # inputs from a function: its "code" entry
             function = re.search(rf"^def {unpacked.group(1)}\(.*?(?=^\S)", ALL_RULE_FILES, re.M | re.S).group(0)
             declared += re.findall(r'"code": code\("(\w+)"\)', function)

@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 
@@ -227,4 +228,9 @@ def test_a_job_over_its_memory_limit_is_one_line_and_the_rerun_goes_on(cluster_r
     assert rerun["code"] == 0, rerun["said"][-3000:]
     assert [job["rule"] for job in rerun["jobs"]] == ["stest_probe"], rerun["jobs"]
     scores = "results/stest/scores/tiny-demo-bert-small.parquet"
-    assert (rerun["project"] / scores).read_bytes() == (demo / scores).read_bytes()
+    # the demo's scores; the cluster job runs with the profile's 4 threads, the demo's with 1, and
+    # since batches close at scoring.max_padding (smaller batches) float32 rounding differs with the
+    # thread count (1.9e-6 seen); the tables built from them are the demo's byte for byte (above)
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(rerun["project"] / scores), pd.read_parquet(demo / scores), check_exact=False, rtol=0, atol=1e-5
+    )

@@ -566,9 +566,10 @@ def test_slurm_profile_sends_gpu_rules_to_gpu_nodes(tmp_path):
     result = snakemake(project, "--profile", "profiles/slurm", "-n", *DEMO)
     jobs = re.split(r"\n(?=(?:local)?rule \w+:)", result.stdout + result.stderr)
     on_gpu = [job for job in jobs if re.match(rf"rule ({'|'.join(gpu_rules)}):", job)]
-    # LPAQA: 2 models x 10 prompt sets, 2 paraphrase sets, 2 selections, 2 x 2 backward sets,
-    # 2 cross-model, one refinement, LAMA-UHN; S-TEST: 3 models; COMPS: 3 models
-    assert len(on_gpu) == 20 + 2 + 2 + 4 + 2 + 1 + 1 + 3 + 3
+    # LPAQA: 2 models x 2 probe jobs (every set but Mine+Para, then Mine+Para), 2 paraphrase sets,
+    # 2 selections, 2 x 2 backward sets, 2 cross-model, one refinement, LAMA-UHN; S-TEST: 3 models;
+    # COMPS: 3 models
+    assert len(on_gpu) == 4 + 2 + 2 + 4 + 2 + 1 + 1 + 3 + 3
     assert all("gpu=1" in job and "slurm_partition=gpu" in job for job in on_gpu)
     others = [job for job in jobs if re.match(r"rule (\w+):", job) and job not in on_gpu and "resources:" in job]
     assert others and not any("gpu=1" in job for job in others)
