@@ -37,6 +37,7 @@ TOTAL = "Total Progress"
 # Snakemake's message on Ctrl-C, before it stops the running jobs
 INTERRUPTED = "Terminating processes on user request"
 # what Snakemake prints after Ctrl-C, which the one line replaces
+JOB_INTERRUPTED = "interrupted (Ctrl-C); the same command goes on where this job stopped"  # knowprobe.io's
 AFTER_INTERRUPT = ("Shutting down", "Exiting because a job execution failed", "Complete log", "Error in rule")
 LOG_TAIL = 15  # lines of a failed job's log shown on the console (the whole log is in logs/)
 FRAME = 3  # the panel's top and bottom borders, and the line the cursor rests on
@@ -137,6 +138,15 @@ class RunView:
         yield table
 
 
+def stopped_by_ctrl_c(log: str) -> bool:
+    """Whether a job's log ends with knowprobe.io's line for a job stopped by Ctrl-C."""
+    path = Path(log)
+    if not path.exists():
+        return False
+    tail = path.read_text(errors="replace").splitlines()[-3:]
+    return any(JOB_INTERRUPTED in line for line in tail)
+
+
 class KnowprobeEvents(EventHandler):
     """The rich plugin's event handling, with the states the display draws and a quiet Ctrl-C."""
 
@@ -191,7 +201,10 @@ class KnowprobeEvents(EventHandler):
         self.job_ended(info["rule"], completed=False)
         wildcards = format_wildcards(info["wildcards"])
         name = info["rule"] + (f" ({wildcards})" if wildcards else "")
-        if self.interrupted:  # stopped by Ctrl-C, not failed: said once, at the end
+        # stopped by Ctrl-C, not failed: said once, at the end. A job may end of the Ctrl-C before
+        # Snakemake says it was interrupted (its log's last line says so then)
+        if self.interrupted or any(stopped_by_ctrl_c(log) for log in info["log"]):
+            self.interrupted = True
             self.stopped.append(name)
             return
         self.state(info["rule"]).failed = True
@@ -207,11 +220,16 @@ class KnowprobeEvents(EventHandler):
         if INTERRUPTED in message:
             self.interrupted = True
             return
-        if self.interrupted and message.lstrip().startswith(AFTER_INTERRUPT):
+        if self.interrupted and (message.lstrip().startswith(AFTER_INTERRUPT) or "KeyboardInterrupt" in message):
             return
         super().handle_generic_record(record, **kwargs)
 
     def handle_error(self, event_data: events.Error, **kwargs) -> None:
+        # a job's script ends with status 130 on Ctrl-C, which Snakemake may report before it says
+        # it was interrupted
+        said = " ".join(str(part) for part in (event_data.message, event_data.exception, event_data.traceback) if part)
+        if "returned non-zero exit status 130" in said:
+            self.interrupted = True
         if self.interrupted:
             return
         super().handle_error(event_data, **kwargs)
