@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from knowprobe.io import KnowprobeError
-from knowprobe.scoring import CausalLM, MaskedLM, ScoringSettings
+from knowprobe.scoring import CausalLM, MaskedLM, ScoringSettings, causal
 from knowprobe.scoring.causal import PLAIN_HEAD_MODELS, causal_head
 from knowprobe.scoring.masked import mask_head
 from knowprobe.scoring.runtime import make_batches
@@ -303,45 +303,72 @@ def reference_continuation_without_start(model, tokenizer, prefix: str, continua
     return sum(float(logprobs[p - 1, ids[p]]) for p in range(len(before), len(ids)))
 
 
-@pytest.mark.parametrize("start_token", [True, False], ids=["start-token", "no-start-token"])
-@pytest.mark.parametrize("index", range(4), ids=["gpt2", "llama", "qwen2", "gpt-neo-local-window"])
-def test_shared_prefixes_run_once_and_give_the_full_forward_scores(tiny_causal_models, index, start_token):
-    """A prefix several texts share runs once, its keys and values reused (past key values); the
-    scores are a full forward's, with a token window smaller than the prefix too (GPT-Neo)."""
-    if index == 3:
-        from transformers import GPTNeoConfig, GPTNeoForCausalLM
+def tiny_gpt_neo(tokenizer, window_size: int):
+    from transformers import GPTNeoConfig, GPTNeoForCausalLM
 
-        tokenizer = tiny_causal_models[0][2]
-        torch.manual_seed(8)
-        config = GPTNeoConfig(
-            vocab_size=len(tokenizer), hidden_size=32, num_layers=2, num_heads=2, window_size=3,
-            attention_types=[[["global", "local"], 1]], max_position_embeddings=64,
-        )  # fmt: skip
-        model = GPTNeoForCausalLM(config).eval()
+    torch.manual_seed(8)
+    config = GPTNeoConfig(
+        vocab_size=len(tokenizer), hidden_size=32, num_layers=2, num_heads=2, window_size=window_size,
+        attention_types=[[["global", "local"], 1]], max_position_embeddings=64,
+    )  # fmt: skip
+    return GPTNeoForCausalLM(config).eval()
+
+
+@pytest.mark.parametrize("start_token", [True, False], ids=["start-token", "no-start-token"])
+@pytest.mark.parametrize(
+    "index", range(5), ids=["gpt2", "llama", "qwen2", "gpt-neo-window-64", "gpt-neo-window-3-not-packed"]
+)
+def test_shared_prefixes_are_placed_once_and_give_the_full_forward_scores(
+    tiny_causal_models, index, start_token, monkeypatch
+):
+    """Texts packed into rows, a token prefix several texts share placed once (every later token
+    attending to it), give each text's own full forward scores; a model whose local attention
+    window is narrower than a row (GPT-Neo, window 3) is not packed and gives them too."""
+    tokenizer = tiny_causal_models[0][2]
+    model = tiny_gpt_neo(tokenizer, {3: 64, 4: 3}[index]) if index >= 3 else tiny_causal_models[index][1]
+    tokenizer = tokenizer if index >= 3 else tiny_causal_models[index][2]
+    layouts = []
+    real_layout = causal.prefix_tree_rows
+    monkeypatch.setattr(causal, "prefix_tree_rows", lambda *a: layouts.append(real_layout(*a)) or layouts[-1])
+    prefixes, continuations = map(list, zip(*SHARED_PAIRS))
+    for settings in (SMALL_BATCHES, ScoringSettings(device="cpu", dtype="float32")):
+        scorer = CausalLM(model, tokenizer, settings, start_token=start_token)
+        layouts.clear()
+        shared = scorer.conditional_logprob(prefixes, continuations)
+        full = scorer.conditional_logprob(prefixes, continuations, share_prefixes=False)
+        np.testing.assert_allclose(shared, full, atol=TOLERANCE)
+    if index == 4:
+        assert scorer.packing_width(10) is None and not layouts
     else:
-        _, model, tokenizer = tiny_causal_models[index]
-    run_tokens = []
-    hook = model.base_model.register_forward_hook(
-        lambda m, args, kw, out: run_tokens.append(kw["input_ids"].numel()), with_kwargs=True
-    )
-    try:
-        for settings in (SMALL_BATCHES, ScoringSettings(device="cpu", dtype="float32")):
-            scorer = CausalLM(model, tokenizer, settings, start_token=start_token)
-            prefixes, continuations = map(list, zip(*SHARED_PAIRS))
-            run_tokens.clear()
-            shared = scorer.conditional_logprob(prefixes, continuations)
-            shared_tokens = sum(run_tokens)
-            run_tokens.clear()
-            full = scorer.conditional_logprob(prefixes, continuations, share_prefixes=False)
-            assert shared_tokens < sum(run_tokens)
-            np.testing.assert_allclose(shared, full, atol=TOLERANCE)
-    finally:
-        hook.remove()
+        ids, _ = scorer.encode([p + " " + c for p, c in SHARED_PAIRS])
+        distinct_prefixes = {tuple(sequence[: k + 1]) for sequence in ids for k in range(len(sequence))}
+        assert layouts[0].used.sum() == len(distinct_prefixes) < sum(len(sequence) for sequence in ids)
+        assert layouts[1].used.sum() == sum(len(sequence) for sequence in ids)
     if start_token and tokenizer.bos_token_id is not None:
         want = [reference_continuation(model, tokenizer, p, c) for p, c in SHARED_PAIRS]
     else:
         want = [reference_continuation_without_start(model, tokenizer, p, c) for p, c in SHARED_PAIRS]
     np.testing.assert_allclose(shared, want, atol=TOLERANCE)
+
+
+def test_prefix_tree_rows_place_each_shared_prefix_once_and_read_every_scored_token():
+    ids = [[1, 2, 3, 4], [1, 2, 3, 5, 6], [1, 2, 7], [8, 9], [1, 2, 3, 4, 6]]
+    scored = [2, 3, 2, 1, 4]
+    tree = causal.prefix_tree_rows(ids, scored, 6, 0, share=True)
+    # sorted: [1,2,3,4] [1,2,3,4,6] | [1,2,3,5,6] [1,2,7] | [8,9]: the third would not fit in row 0
+    assert tree.used.tolist() == [5, 6, 2] and tree.tokens[:2].tolist() == [[1, 2, 3, 4, 6, 0], [1, 2, 3, 5, 6, 7]]
+    assert tree.parents[1].tolist() == [-1, 0, 1, 2, 3, 1] and tree.positions[1].tolist() == [0, 1, 2, 3, 4, 2]
+    for text, sequence in enumerate(ids):  # each read is the token's own, predicted from the one before it
+        reads = tree.reads[tree.reads[:, 3] == text]
+        assert reads[:, 2].tolist() == sequence[scored[text] :]
+        for row, column, _, _ in reads:
+            path = [column]
+            while tree.parents[row, path[-1]] >= 0:
+                path.append(tree.parents[row, path[-1]])
+            assert tree.tokens[row, path[::-1]].tolist() == sequence[: tree.positions[row, column] + 1]
+    visible = causal.ancestor_visibility(tree.parents, tree.positions)
+    assert np.flatnonzero(visible[1, 5]).tolist() == [0, 1, 5]  # 7 sees 1 2, not the 3 5 6 before it
+    assert np.flatnonzero(visible[0, 5]).tolist() == [5]  # padding sees itself only
 
 
 @pytest.mark.parametrize("side", SIDES)
@@ -397,7 +424,15 @@ def tiny_causal(name, vocab_size):
     configs = {
         "GPT2LMHeadModel": lambda: t.GPT2Config(vocab_size=vocab_size, n_embd=32, n_layer=2, n_head=2, n_positions=64),
         "GPTNeoForCausalLM": lambda: t.GPTNeoConfig(
-            vocab_size=vocab_size, hidden_size=32, num_layers=2, num_heads=2, attention_types=[[["global", "local"], 1]]
+            vocab_size=vocab_size,
+            hidden_size=32,
+            num_layers=2,
+            num_heads=2,
+            attention_types=[[["global", "local"], 1]],
+            max_position_embeddings=64,
+        ),
+        "GPTJForCausalLM": lambda: t.GPTJConfig(
+            vocab_size=vocab_size, n_embd=32, n_layer=2, n_head=2, rotary_dim=8, n_positions=64
         ),
         "GPTNeoXForCausalLM": lambda: t.GPTNeoXConfig(vocab_size=vocab_size, **small),
         "LlamaForCausalLM": lambda: t.LlamaConfig(vocab_size=vocab_size, num_key_value_heads=2, **small),
@@ -406,6 +441,24 @@ def tiny_causal(name, vocab_size):
     }
     torch.manual_seed(0)
     return getattr(t, name)(configs[name]()).eval()
+
+
+@pytest.mark.parametrize("attention", ["sdpa", "eager"])
+@pytest.mark.parametrize("name", sorted(PLAIN_HEAD_MODELS))
+def test_packed_rows_give_each_text_its_unpacked_scores(tiny_causal_models, name, attention, monkeypatch):
+    """Every causal architecture packed (causal.PACKABLE_MODELS) against the same texts run
+    unpacked, each alone in its padded row."""
+    assert name in causal.PACKABLE_MODELS
+    tokenizer = tiny_causal_models[0][2]
+    model = tiny_causal(name, len(tokenizer))
+    model.set_attn_implementation(attention)
+    scorer = CausalLM(model, tokenizer, SMALL_BATCHES)
+    pairs = PAIRS + SHARED_PAIRS
+    prefixes, continuations = map(list, zip(*pairs))
+    assert scorer.packing_width(20) == 64  # the models' 64 positions, under causal.PACK_WIDTH
+    packed = scorer.conditional_logprob(prefixes, continuations)
+    monkeypatch.setattr(scorer, "packing_width", lambda longest: None)
+    np.testing.assert_allclose(packed, scorer.conditional_logprob(prefixes, continuations), atol=TOLERANCE)
 
 
 @pytest.mark.parametrize("name", sorted(PLAIN_HEAD_MODELS))
@@ -458,9 +511,9 @@ def test_batches_pad_at_most_max_padding_of_their_real_tokens():
     assert len(batches) < 20  # batches of one or two lengths, not one input each
 
 
-@pytest.mark.parametrize("kind", ["masked", "causal"])
+@pytest.mark.parametrize("kind, packed", [("masked", False), ("causal", True), ("causal", False)])
 def test_out_of_memory_halves_the_batch_and_goes_on(
-    tiny_bert, wordpiece_tokenizer, tiny_causal_models, kind, monkeypatch, caplog
+    tiny_bert, wordpiece_tokenizer, tiny_causal_models, kind, packed, monkeypatch, caplog
 ):
     if kind == "masked":
         scorer = MaskedLM(tiny_bert, wordpiece_tokenizer, ScoringSettings(device="cpu", batch_size=8))
@@ -468,7 +521,14 @@ def test_out_of_memory_halves_the_batch_and_goes_on(
         _, model, tokenizer = tiny_causal_models[0]
         scorer = CausalLM(model, tokenizer, ScoringSettings(device="cpu", batch_size=8))
     expected = scorer.conditional_logprob(*map(list, zip(*PAIRS)))
-    original, seen = scorer.logits_at, []
+    if packed:  # rows of 16 tokens, so that there are several
+        monkeypatch.setattr(causal, "PACK_WIDTH", 16)
+        name = "packed_hidden_states"
+    else:
+        if kind == "causal":
+            monkeypatch.setattr(scorer, "packing_width", lambda longest: None)
+        name = "logits_at"
+    original, seen = getattr(scorer, name), []
 
     def fragile(sequences, *args):
         seen.append(len(sequences))
@@ -476,7 +536,7 @@ def test_out_of_memory_halves_the_batch_and_goes_on(
             raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
         return original(sequences, *args)
 
-    monkeypatch.setattr(scorer, "logits_at", fragile)
+    monkeypatch.setattr(scorer, name, fragile)
     with caplog.at_level("WARNING"):
         got = scorer.conditional_logprob(*map(list, zip(*PAIRS)))
     assert "batch_size=4" in caplog.text and "batch_size=2" in caplog.text

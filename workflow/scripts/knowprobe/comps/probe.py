@@ -6,8 +6,8 @@ conditional pseudo-log-likelihood (each phrase token masked in turn, the prefix 
 the phrase visible; with ``within_word_l2r`` the later pieces of the same word are masked too).
 Each distinct (prefix, phrase) text is scored once: a positive concept's sentence recurs in the
 four pairs of its negatives, so about 60% of COMPS-BASE's texts are distinct. A causal model
-also runs a prefix that several distinct texts share ("a robin" before each of its properties)
-once and reuses its keys and values.
+also places the tokens several distinct texts begin with ("a robin" before each of its
+properties) once, each text's later tokens attending to them (``CausalLM.conditional_logprob``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def conditional_scores(
     scorer, prefixes: list[str], phrases: list[str], within_word_l2r: bool = False, share_prefixes: bool = True
 ) -> np.ndarray:
     """log p(phrase | prefix) of each distinct text once, spread back to every input (a causal
-    model runs a prefix several texts share once, unless ``share_prefixes`` is off)."""
+    model places the tokens several texts begin with once, unless ``share_prefixes`` is off)."""
     texts = pd.DataFrame({"prefix": prefixes, "phrase": phrases})
     codes, unique = pd.factorize(pd.MultiIndex.from_frame(texts))
     prefix_list = [prefix for prefix, _ in unique]

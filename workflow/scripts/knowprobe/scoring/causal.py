@@ -13,8 +13,8 @@ tokenizers which merge across the boundary (SentencePiece's leading "▁") are n
 
 from __future__ import annotations
 
-import copy
 import logging
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 PLAIN_HEAD_MODELS = frozenset(
     {
         "GPT2LMHeadModel",
+        "GPTJForCausalLM",
         "GPTNeoForCausalLM",
         "GPTNeoXForCausalLM",
         "LlamaForCausalLM",
@@ -44,6 +45,15 @@ PLAIN_HEAD_MODELS = frozenset(
         "Qwen2ForCausalLM",
     }
 )
+
+
+# Architectures that read positions only from position ids and take a custom 4-D attention mask
+# as it is given (transformers' masking utilities pass one through), so that texts packed into one
+# row are computed exactly as alone; each is held to its unpacked scores by a test.
+PACKABLE_MODELS = PLAIN_HEAD_MODELS
+# Tokens in a packed row: attention then costs each token 2 x 128 x hidden multiply-adds (about
+# 3% of a layer's at hidden 768), and a row ends at most one text short of full.
+PACK_WIDTH = 128
 
 
 def causal_head(model):
@@ -60,6 +70,35 @@ class CausalLM(ModelRunner):
         if self.head is None:
             log.warning("%s: no known plain LM head; computing logits at every position", type(model).__name__)
         self.start = [tokenizer.bos_token_id] if start_token and tokenizer.bos_token_id is not None else []
+
+    def packing_width(self, longest: int) -> int | None:
+        """The width of a packed row for texts of at most ``longest`` tokens, or None where this
+        model is not packed: an architecture not in ``PACKABLE_MODELS`` or without a known head,
+        an attention without 4-D masks, or a local attention window narrower than a row (GPT-Neo's,
+        Mistral's), which counts the row's other texts as distance."""
+        width = max(longest, min(PACK_WIDTH, self.max_positions or PACK_WIDTH))
+        config = self.model.config
+        if (
+            type(self.model).__name__ not in PACKABLE_MODELS
+            or self.head is None
+            or config._attn_implementation not in ("sdpa", "eager")
+        ):
+            return None
+        windows = [getattr(config, key, None) for key in ("window_size", "sliding_window")]
+        if any(isinstance(window, int) and window < width for window in windows):
+            return None
+        return width
+
+    def packed_hidden_states(self, tokens: np.ndarray, positions: np.ndarray, visible: np.ndarray) -> torch.Tensor:
+        """Final hidden states [rows, width, hidden] of packed rows, each token attending to the
+        tokens ``visible`` [rows, width, width] marks for it, at the given positions."""
+        mask = self.to_device(visible)[:, None]
+        if self.model.config._attn_implementation == "eager":  # an additive mask in the model's dtype
+            dtype = next(self.model.parameters()).dtype
+            mask = torch.zeros(mask.shape, dtype=dtype, device=self.device).masked_fill_(~mask, torch.finfo(dtype).min)
+        return self.model.base_model(
+            input_ids=self.to_device(tokens), attention_mask=mask, position_ids=self.to_device(positions)
+        )[0]
 
     @torch.inference_mode()
     def logits_at(self, sequences: list[list[int]], rows: np.ndarray, positions: np.ndarray) -> torch.Tensor:
@@ -95,10 +134,10 @@ class CausalLM(ModelRunner):
     ) -> np.ndarray:
         """log P(continuation | [start token +] prefix), summed over the continuation's tokens.
 
-        With ``share_prefixes`` (and a model whose head this module knows), a prefix that several
-        texts begin with (the same tokens before their continuations) is run once and its keys and
-        values reused for each continuation (past key values): the same computation, each token
-        attending to the same tokens at the same positions, done once."""
+        Where the model is packed (``packing_width``), texts share rows, and with
+        ``share_prefixes`` the tokens several texts begin with ("a robin" before each of its
+        properties) are placed once, each text's later tokens attending to them: the same
+        computation, each token seeing the same tokens at the same positions, done once."""
         texts = [prefix + separator + cont if prefix else cont for prefix, cont in zip(prefixes, continuations)]
         ids, offsets = self.encode(texts)
         scored = []
@@ -114,19 +153,19 @@ class CausalLM(ModelRunner):
                     "the first token of a text has nothing to be predicted from; give a prefix"
                 )
             scored.append(first)
-        totals = np.zeros(len(texts), dtype=np.float64)
-        alone = np.arange(len(texts))
-        if share_prefixes and self.head is not None:
-            by_prefix: dict[tuple[int, ...], list[int]] = {}
-            for i, sequence in enumerate(ids):
-                by_prefix.setdefault(tuple(sequence[: scored[i]]), []).append(i)
-            shared = {prefix: members for prefix, members in by_prefix.items() if len(members) > 1}
-            if shared:
-                self.score_shared_prefixes(shared, ids, scored, totals)
-                alone = np.array(sorted(m[0] for m in by_prefix.values() if len(m) == 1), dtype=np.int64)
+        width = self.packing_width(max((len(sequence) for sequence in ids), default=1))
+        if width is None:
+            totals = self.padded_logprobs(ids, scored)
+        else:
+            totals = self.packed_logprobs(prefix_tree_rows(ids, scored, width, self.pad_id, share_prefixes))
+        return self.finite(totals, "log-likelihoods")
 
-        def score(batch: np.ndarray) -> None:
-            index = alone[batch]
+    def padded_logprobs(self, ids: list[list[int]], scored: list[int]) -> np.ndarray:
+        """Each text's log-prob of its tokens from ``scored[i]`` on, every text run whole in
+        padded, length-sorted batches."""
+        totals = np.zeros(len(ids), dtype=np.float64)
+
+        def score(index: np.ndarray) -> None:
             sequences = [ids[i] for i in index]
             # every continuation token, predicted from the position before it
             rows = np.concatenate([np.full(len(ids[i]) - scored[i], row) for row, i in enumerate(index)])
@@ -136,60 +175,29 @@ class CausalLM(ModelRunner):
             logprobs = torch.log_softmax(logits.float(), dim=-1).gather(1, tokens[:, None])[:, 0]
             np.add.at(totals, index[rows], logprobs.cpu().numpy().astype(np.float64))
 
-        if len(alone):
-            lengths = np.fromiter((len(ids[i]) for i in alone), dtype=np.int64, count=len(alone))
-            run_batches(lengths, score, self.settings, desc="continuation")
-        return self.finite(totals, "log-likelihoods")
+        lengths = np.fromiter((len(sequence) for sequence in ids), dtype=np.int64, count=len(ids))
+        run_batches(lengths, score, self.settings, desc="continuation")
+        return totals
 
-    def score_shared_prefixes(
-        self, shared: dict[tuple[int, ...], list[int]], ids: list[list[int]], scored: list[int], totals: np.ndarray
-    ) -> None:
-        """Add to ``totals`` the continuations' log-probs of the texts under each shared prefix:
-        prefixes of one length run together (no padding in their keys and values), then their
-        texts' continuations, right-padded, with the prefix's keys and values selected per row."""
-        keys = list(shared)
-        prefix_lengths = np.fromiter((len(k) for k in keys), dtype=np.int64, count=len(keys))
+    def packed_logprobs(self, tree: TreeRows) -> np.ndarray:
+        """The texts' log-probs from their tokens laid out by ``prefix_tree_rows``; the LM head
+        runs once at each state a read needs."""
+        totals = np.zeros(tree.texts, dtype=np.float64)
+        n_rows, width = tree.tokens.shape
+        row, column, target, text = tree.reads.T
 
         @torch.inference_mode()
-        def score(index: np.ndarray) -> None:
-            for length in np.unique(prefix_lengths[index]):
-                group = index[prefix_lengths[index] == length]
-                run = self.model.base_model(
-                    input_ids=self.to_device(np.array([keys[g] for g in group], dtype=np.int64)), use_cache=True
-                )
-                last = run.last_hidden_state[:, -1]  # predicts each continuation's first token
-                members = [(row, i) for row, g in enumerate(group) for i in shared[keys[g]]]
-                for chunk in continuation_chunks(members, ids, scored, int(length), self.settings):
-                    self.score_continuations(chunk, run.past_key_values, last, int(length), ids, scored, totals)
+        def score(batch: np.ndarray) -> None:
+            items, rows = rows_in(batch, row, n_rows)
+            visible = ancestor_visibility(tree.parents[batch], tree.positions[batch])
+            states = self.packed_hidden_states(tree.tokens[batch], tree.positions[batch], visible)
+            where, inverse = np.unique(rows * width + column[items], return_inverse=True)
+            logprobs = torch.log_softmax(self.head(states.flatten(0, 1)[self.to_device(where)]).float(), dim=-1)
+            values = logprobs[self.to_device(inverse), self.to_device(target[items])]
+            np.add.at(totals, text[items], values.cpu().numpy().astype(np.float64))
 
-        run_batches(prefix_lengths, score, self.settings, desc="shared prefix")
-
-    def score_continuations(self, chunk, cache, last, length, ids, scored, totals) -> None:
-        rows = torch.as_tensor([row for row, _ in chunk], device=self.device)
-        texts = [i for _, i in chunk]
-        continuations = [ids[i][scored[i] :] for i in texts]
-        width = max(len(c) for c in continuations)
-        tokens = np.full((len(chunk), width), self.pad_id, dtype=np.int64)
-        attention = np.ones((len(chunk), length + width), dtype=np.int64)
-        for r, continuation in enumerate(continuations):
-            tokens[r, : len(continuation)] = continuation
-            attention[r, length + len(continuation) :] = 0
-        positions = np.broadcast_to(np.arange(length, length + width), tokens.shape)
-        hidden = self.model.base_model(
-            input_ids=self.to_device(tokens),
-            attention_mask=self.to_device(attention),
-            position_ids=self.to_device(positions),
-            past_key_values=rows_of(cache, rows),
-            use_cache=True,
-        ).last_hidden_state
-        # token j of a continuation is predicted from position j - 1: the prefix's last for j = 0
-        states = torch.cat([last[rows][:, None], hidden[:, :-1]], dim=1)
-        real = self.to_device(attention[:, length:].astype(bool))
-        logprobs = torch.log_softmax(self.head(states[real]).float(), dim=-1)
-        targets = self.to_device(tokens)[real]
-        values = logprobs.gather(1, targets[:, None])[:, 0].cpu().numpy().astype(np.float64)
-        owners = np.repeat(np.asarray(texts, dtype=np.int64), [len(c) for c in continuations])
-        np.add.at(totals, owners, values)
+        run_batches(np.full(n_rows, width), score, self.settings, desc="continuation (packed rows)")
+        return totals
 
     def candidate_logprobs(self, prefixes: list[str], candidate_ids, targets=None, top_k: int = 1) -> CandidateScores:
         """The next token after each prefix: log-probs of the target tokens (one id per prefix,
@@ -217,26 +225,71 @@ class CausalLM(ModelRunner):
         return self.finite(out, "next-token log-probs")
 
 
-def continuation_chunks(members: list[tuple[int, int]], ids, scored, length: int, settings) -> list:
-    """(prefix row, text) pairs in chunks under the batch limits, counting each row's prefix."""
-    chunks, current, width = [], [], 0
-    for member in members:
-        text = member[1]
-        new_width = max(width, len(ids[text]) - scored[text])
-        if current and (
-            len(current) >= settings.batch_size or (len(current) + 1) * (length + new_width) > settings.max_tokens
-        ):
-            chunks.append(current)
-            current, new_width = [], len(ids[text]) - scored[text]
-        current.append(member)
-        width = new_width
-    return chunks + [current] if current else chunks
+class TreeRows(NamedTuple):
+    """Token sequences laid out in rows, each token attending to its ancestors (the tokens before
+    it in its own sequence), and the states the scores read."""
+
+    tokens: np.ndarray  # [rows, width] int64, the pad id where no token is
+    positions: np.ndarray  # [rows, width] int64: a token's position in its sequence (its depth)
+    parents: np.ndarray  # [rows, width] int64: the column of the token before it (-1: none)
+    reads: np.ndarray  # [reads, 4] int64: row, column of the state, the token it predicts, the text
+    used: np.ndarray  # [rows] int64: tokens placed in each row (the rest is padding)
+    texts: int
 
 
-def rows_of(cache, rows: torch.Tensor):
-    """A cache holding the given batch rows of ``cache`` (which is left as it is: each layer is a
-    shallow copy whose tensors are re-bound to the selected rows)."""
-    out = copy.copy(cache)
-    out.layers = [copy.copy(layer) for layer in cache.layers]
-    out.batch_select_indices(rows)
-    return out
+def prefix_tree_rows(ids: list[list[int]], scored: list[int], width: int, pad_id: int, share: bool) -> TreeRows:
+    """Rows of ``width`` tokens holding every sequence, with a read of each of its tokens from
+    ``scored[i]`` on (predicted by the state before it). With ``share``, sequences are taken in
+    sorted order and each continues the longest prefix it has in common with the one before it
+    in its row (in sorted order that is the longest it shares with any of the row), so a prefix
+    several sequences begin with is placed once."""
+    order = sorted(range(len(ids)), key=ids.__getitem__) if share else range(len(ids))
+    rows: list[tuple[list[int], list[int], list[int]]] = []
+    tokens, positions, parents, reads = [], [], [], []
+    previous, path = [], []
+    for i in order:
+        sequence = ids[i]
+        common = 0
+        if share:
+            limit = min(len(previous), len(sequence))
+            while common < limit and previous[common] == sequence[common]:
+                common += 1
+        if len(tokens) + len(sequence) - common > width:
+            rows.append((tokens, positions, parents))
+            tokens, positions, parents, common = [], [], [], 0
+        path = path[:common]
+        for k in range(common, len(sequence)):
+            parents.append(path[-1] if path else -1)
+            path.append(len(tokens))
+            tokens.append(sequence[k])
+            positions.append(k)
+        reads += [(len(rows), path[t - 1], sequence[t], i) for t in range(scored[i], len(sequence))]
+        previous = sequence
+    if tokens:
+        rows.append((tokens, positions, parents))
+    out = [np.full((len(rows), width), fill, dtype=np.int64) for fill in (pad_id, 0, -1)]
+    for r, columns in enumerate(rows):
+        for array, values in zip(out, columns):
+            array[r, : len(values)] = values
+    used = np.fromiter((len(columns[0]) for columns in rows), dtype=np.int64, count=len(rows))
+    return TreeRows(*out, np.array(reads, dtype=np.int64).reshape(-1, 4), used, len(ids))
+
+
+def ancestor_visibility(parents: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """[rows, width, width]: each token sees itself and its ancestors (following ``parents``); a
+    padding token only itself."""
+    n_rows, width = parents.shape
+    visible = np.zeros((n_rows, width, width), dtype=bool)
+    visible[:, np.arange(width), np.arange(width)] = True
+    for depth in range(1, int(positions.max(initial=0)) + 1):
+        rows, columns = np.nonzero((positions == depth) & (parents >= 0))
+        visible[rows, columns] |= visible[rows, parents[rows, columns]]
+    return visible
+
+
+def rows_in(batch: np.ndarray, row: np.ndarray, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """The items (reads) whose ``row`` is in ``batch``, and each one's row in it."""
+    local = np.full(n_rows, -1, dtype=np.int64)
+    local[batch] = np.arange(len(batch))
+    items = np.flatnonzero(local[row] >= 0)
+    return items, local[row[items]]
