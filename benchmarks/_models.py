@@ -32,3 +32,25 @@ def random_bert(words: list[str], layers: int, hidden: int, vocab_size: int = BE
         intermediate_size=4 * hidden,
     )
     return BertForMaskedLM(config).eval(), tokenizer
+
+
+def blank_parser():
+    """spaCy's default English tagger and dependency parser, randomly initialised (one example
+    sentence sets their labels): a trained pipeline's shape and speed, for where none is installed."""
+    import spacy
+    from spacy.tokens import Doc
+    from spacy.training import Example
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("tagger")
+    nlp.add_pipe("parser")
+    words = ["The", "capital", "of", "France", "is", "Paris", "."]
+    reference = Doc(
+        nlp.vocab,
+        words=words,
+        heads=[1, 4, 1, 2, 4, 4, 4],
+        deps=["det", "nsubj", "prep", "pobj", "ROOT", "attr", "punct"],
+        tags=["DT", "NN", "IN", "NNP", "VBZ", "NNP", "."],
+    )
+    nlp.initialize(lambda: [Example(nlp.make_doc(" ".join(words)), reference)])
+    return nlp

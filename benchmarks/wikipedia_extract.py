@@ -38,6 +38,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "workflow" / "scripts"))
 sys.path.insert(0, str(HERE))
 
+import _models  # noqa: E402
 import pandas as pd  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 import synthetic_wikipedia  # noqa: E402
@@ -230,22 +231,7 @@ def sample_pages(path: Path, ranges, megabytes: int) -> list[str]:
 
 
 def spacy_rate(sentences: list[str]) -> float:
-    import spacy
-    from spacy.tokens import Doc
-    from spacy.training import Example
-
-    nlp = spacy.blank("en")
-    nlp.add_pipe("tagger")
-    nlp.add_pipe("parser")
-    words = ["The", "capital", "of", "France", "is", "Paris", "."]
-    reference = Doc(
-        nlp.vocab,
-        words=words,
-        heads=[1, 4, 1, 2, 4, 4, 4],
-        deps=["det", "nsubj", "prep", "pobj", "ROOT", "attr", "punct"],
-        tags=["DT", "NN", "IN", "NNP", "VBZ", "NNP", "."],
-    )
-    nlp.initialize(lambda: [Example(nlp.make_doc(" ".join(words)), reference)])
+    nlp = _models.blank_parser()
     start = time.perf_counter()
     for _ in nlp.pipe(sentences, batch_size=256):
         pass
