@@ -153,6 +153,18 @@ def test_comps_scores_causal_models_without_a_start_token():
     assert schema_defaults("comps", "scoring")["start_token"] is False
 
 
+def test_comps_scores_in_float32_unless_told_otherwise():
+    """COMPS's precision overrides scoring.dtype (float32 by default: the authors' minicons ran in
+    float32, and float16 moved the demo's subset accuracies by whole points); null keeps it."""
+    from knowprobe.config import schema_defaults
+
+    section = {"device": "auto", "dtype": "auto", "batch_size": 128}
+    assert schema_defaults("comps", "scoring")["dtype"] == "float32"
+    assert probe.scoring_settings(section, "float32").dtype == "float32"
+    assert probe.scoring_settings(section, None).dtype == "auto"
+    assert probe.scoring_settings(section, "float32").batch_size == 128
+
+
 def test_each_distinct_text_is_scored_once_and_spread_back(tiny_bert, wordpiece_tokenizer):
     calls = []
 

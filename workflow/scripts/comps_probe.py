@@ -15,7 +15,7 @@ with rule_logging(snakemake.log[0]) as log:
     scorer = scoring.load(
         snakemake.input.model,
         snakemake.params.kind,
-        scoring.ScoringSettings(**snakemake.params.scoring),
+        probe.scoring_settings(snakemake.params.scoring, snakemake.params.dtype),
         start_token=snakemake.params.start_token,
     )
     log.info("%s: %d pairs (%s)", snakemake.wildcards.model, len(stimuli), stimuli["subset"].value_counts().to_dict())

@@ -22,5 +22,6 @@ rule comps_probe:
         within_word_l2r=COMPS["scoring"]["within_word_l2r"],
         start_token=COMPS["scoring"]["start_token"],
         scoring=scoring_settings(),
+        dtype=COMPS["scoring"]["dtype"],
     script:
         "../../scripts/comps_probe.py"

@@ -15,9 +15,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..scoring import MaskedLM
+from ..scoring import MaskedLM, ScoringSettings
 
 SCORE_COLUMNS = ["model", "subset", "id", "acceptable_score", "unacceptable_score"]
+
+
+def scoring_settings(section: dict, dtype: str | None) -> ScoringSettings:
+    """The config's ``scoring`` section with COMPS's own precision (``comps.scoring.dtype``; None
+    keeps the section's)."""
+    return ScoringSettings(**{**section, **({} if dtype is None else {"dtype": dtype})})
 
 
 def conditional_scores(
