@@ -196,7 +196,15 @@ class CausalLM(ModelRunner):
             values = logprobs[self.to_device(inverse), self.to_device(target[items])]
             np.add.at(totals, text[items], values.cpu().numpy().astype(np.float64))
 
-        run_batches(np.full(n_rows, width), score, self.settings, desc="continuation (packed rows)")
+        log.info(
+            "%d texts packed into %d rows of %d tokens: %d tokens placed, %.1f%% of the rows' positions padding",
+            tree.texts,
+            n_rows,
+            width,
+            int(tree.used.sum()),
+            100 * (1 - tree.used.sum() / max(tree.tokens.size, 1)),
+        )
+        run_batches(np.full(n_rows, width), score, self.settings, desc="continuation (packed rows)", unit="row")
         return totals
 
     def candidate_logprobs(self, prefixes: list[str], candidate_ids, targets=None, top_k: int = 1) -> CandidateScores:

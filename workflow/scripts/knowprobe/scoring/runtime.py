@@ -61,7 +61,11 @@ def make_batches(
 
 
 def run_batches(
-    lengths: np.ndarray, score_batch: Callable[[np.ndarray], None], settings: ScoringSettings, desc: str
+    lengths: np.ndarray,
+    score_batch: Callable[[np.ndarray], None],
+    settings: ScoringSettings,
+    desc: str,
+    unit: str = "sequence",
 ) -> None:
     """Call ``score_batch(index)`` on batches covering every input once (``lengths`` in tokens).
 
@@ -69,7 +73,7 @@ def run_batches(
     """
     done = np.zeros(len(lengths), dtype=bool)
     batch_size, max_tokens = settings.batch_size, settings.max_tokens
-    with progress(total=len(lengths), unit="sequence", desc=desc) as bar:
+    with progress(total=len(lengths), unit=unit, desc=desc) as bar:
         while not done.all():
             remaining = np.flatnonzero(~done)
             # a budget below the longest input would leave that input in no batch
