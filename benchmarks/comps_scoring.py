@@ -120,23 +120,28 @@ def with_minicons(kind, model, tokenizer, frame: pd.DataFrame, batch: int, devic
     return np.array(out).T
 
 
+@functools.cache
+def token_ids(tokenizer):
+    """The tokenizer's ids of a text (no special tokens), each text tokenized once: the counts
+    below and the bound ask for the same texts many times."""
+    return functools.cache(lambda text: tuple(tokenizer(text, add_special_tokens=False)["input_ids"]))
+
+
 def work_counts(frame: pd.DataFrame, tokenizer, minicons_batch: int) -> dict:
     """What each side computes for a causal model: texts, distinct texts, and tokens run."""
     prefixes = list(frame["prefix_acceptable"]) + list(frame["prefix_unacceptable"])
     phrases = list(frame["property_phrase"]) * 2
-    length = {}
+    ids_of = token_ids(tokenizer)
 
     def tokens(text):
-        if text not in length:
-            length[text] = len(tokenizer(text, add_special_tokens=False)["input_ids"])
-        return length[text]
+        return len(ids_of(text))
 
     distinct = dict.fromkeys(zip(prefixes, phrases))
-    ids = {(p, q): tokenizer(f"{p} {q}", add_special_tokens=False)["input_ids"] for p, q in distinct}
+    ids = {(p, q): ids_of(f"{p} {q}") for p, q in distinct}
     # knowprobe's layout: every distinct token prefix of the distinct texts once (a prefix tree),
     # and the LM head once at each state a phrase token is predicted from
-    tree = {tuple(sequence[: k + 1]) for sequence in ids.values() for k in range(len(sequence))}
-    head_states = {tuple(ids[p, q][:t]) for p, q in distinct for t in range(tokens(p), len(ids[p, q]))}
+    tree = {sequence[: k + 1] for sequence in ids.values() for k in range(len(sequence))}
+    head_states = {ids[p, q][:t] for p, q in distinct for t in range(tokens(p), len(ids[p, q]))}
     by_prefix = {}
     for prefix, phrase in distinct:
         by_prefix.setdefault(prefix, []).append(phrase)
@@ -183,12 +188,10 @@ def arithmetic_bound(kind: str, frame: pd.DataFrame, tokenizer, config, minicons
     intermediate = getattr(config, "intermediate_size", None) or getattr(config, "n_inner", None) or 4 * hidden
     encoder = layers * (4 * hidden * hidden + 2 * hidden * intermediate)
     head = hidden * config.vocab_size + (hidden * hidden if kind == "masked" else 0)
-    length = {}
+    ids_of = token_ids(tokenizer)
 
     def tokens(text):
-        if text not in length:
-            length[text] = len(tokenizer(text, add_special_tokens=False)["input_ids"])
-        return length[text]
+        return len(ids_of(text))
 
     special = 2 if kind == "masked" else 0  # [CLS] and [SEP]
     texts = [
