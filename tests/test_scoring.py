@@ -303,17 +303,6 @@ def reference_continuation_without_start(model, tokenizer, prefix: str, continua
     return sum(float(logprobs[p - 1, ids[p]]) for p in range(len(before), len(ids)))
 
 
-def tiny_gpt_neo(tokenizer, window_size: int):
-    from transformers import GPTNeoConfig, GPTNeoForCausalLM
-
-    torch.manual_seed(8)
-    config = GPTNeoConfig(
-        vocab_size=len(tokenizer), hidden_size=32, num_layers=2, num_heads=2, window_size=window_size,
-        attention_types=[[["global", "local"], 1]], max_position_embeddings=64,
-    )  # fmt: skip
-    return GPTNeoForCausalLM(config).eval()
-
-
 @pytest.mark.parametrize("start_token", [True, False], ids=["start-token", "no-start-token"])
 @pytest.mark.parametrize(
     "index", range(5), ids=["gpt2", "llama", "qwen2", "gpt-neo-window-64", "gpt-neo-window-3-not-packed"]
@@ -324,9 +313,9 @@ def test_shared_prefixes_are_placed_once_and_give_the_full_forward_scores(
     """Texts packed into rows, a token prefix several texts share placed once (every later token
     attending to it), give each text's own full forward scores; a model whose local attention
     window is narrower than a row (GPT-Neo, window 3) is not packed and gives them too."""
-    tokenizer = tiny_causal_models[0][2]
-    model = tiny_gpt_neo(tokenizer, {3: 64, 4: 3}[index]) if index >= 3 else tiny_causal_models[index][1]
-    tokenizer = tokenizer if index >= 3 else tiny_causal_models[index][2]
+    _, model, tokenizer = tiny_causal_models[index if index < 3 else 0]
+    if index >= 3:  # with GPT-2's tokenizer
+        model = tiny_causal("GPTNeoForCausalLM", len(tokenizer), window_size={3: 64, 4: 3}[index])
     layouts = []
     real_layout = causal.prefix_tree_rows
     monkeypatch.setattr(causal, "prefix_tree_rows", lambda *a: layouts.append(real_layout(*a)) or layouts[-1])
@@ -415,7 +404,8 @@ def test_an_input_longer_than_the_models_positions_is_a_clear_error(tiny_causal_
         MaskedLM(tiny_bert, wordpiece_tokenizer, settings).phrase_embeddings([long_text])
 
 
-def tiny_causal(name, vocab_size):
+def tiny_causal(name, vocab_size, **config_values):
+    """A 2-layer model of the architecture ``name``; ``config_values`` set on its config."""
     import transformers as t
 
     small = dict(
@@ -440,7 +430,10 @@ def tiny_causal(name, vocab_size):
         "Qwen2ForCausalLM": lambda: t.Qwen2Config(vocab_size=vocab_size, num_key_value_heads=2, **small),
     }
     torch.manual_seed(0)
-    return getattr(t, name)(configs[name]()).eval()
+    config = configs[name]()
+    for key, value in config_values.items():
+        setattr(config, key, value)
+    return getattr(t, name)(config).eval()
 
 
 @pytest.mark.parametrize("attention", ["sdpa", "eager"])
