@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
-from snakemake_logger_plugin_knowprobe import TOTAL, RuleState, display_rows
+from snakemake_logger_plugin_knowprobe import JOB_INTERRUPTED, TOTAL, RuleState, display_rows, stopped_by_ctrl_c
 
 from conftest import ROOT
 
@@ -56,6 +56,18 @@ def test_running_rules_that_do_not_fit_are_counted_on_the_last_line():
     assert len(rows) == 21
     assert rows[-2][1] == "12 more rules running" and rows[-1][1] == "2 rules finished, 0 waiting"
     assert [row[1] for row in rows[1:-2]] == [f"rule {i:02d}" for i in range(18)]  # longest running first
+
+
+def test_the_display_reads_the_line_knowprobe_io_logs_on_ctrl_c(tmp_path):
+    """The display keeps its own copy of the line knowprobe.io logs when Ctrl-C stops a job (a
+    constant in io.py, a code input of every rule, would rerun every finished job); this holds
+    the two equal, and the display's reading of a log's last lines."""
+    import knowprobe.io
+
+    assert f'log.warning("{JOB_INTERRUPTED}")' in Path(knowprobe.io.__file__).read_text()
+    log = tmp_path / "job.log"
+    log.write_text(f"12:00:00 INFO working\n12:00:01 WARNING {JOB_INTERRUPTED}\n12:00:01 INFO resources: ...\n")
+    assert stopped_by_ctrl_c(str(log)) and not stopped_by_ctrl_c(str(tmp_path / "absent.log"))
 
 
 SNAKEFILE = """
