@@ -578,6 +578,45 @@ def test_dtype_and_device_choice():
     assert resolve_device("cpu").type == "cpu"
 
 
+def test_tf32_reads_ten_mantissa_bits_of_each_product_operand_and_nothing_else():
+    """TF32 on the CPU: the operands of a matrix product lose their last 13 mantissa bits, the
+    bias and what lies outside the model's modules do not; an error inside leaves no mode on."""
+    from knowprobe.devices import emulate_tf32, tf32
+
+    values = torch.tensor([1.0, 1.0 + 2**-10, 1.0 + 2**-11, -(1.0 + 2**-10 + 2**-12)])
+    assert tf32(values).tolist() == [1.0, 1.0 + 2**-10, 1.0, -(1.0 + 2**-10)]
+    assert tf32(values.double()).dtype == torch.float64 and tf32(values.double()).equal(values.double())
+    torch.manual_seed(0)
+    linear, inputs = torch.nn.Linear(16, 8), torch.randn(5, 16)
+    with torch.no_grad():
+        exact = inputs @ linear.weight.T + linear.bias
+        emulate_tf32(linear)
+        emulated = linear(inputs)
+        outside = inputs @ linear.weight.T + linear.bias
+    assert torch.equal(emulated, tf32(inputs) @ tf32(linear.weight).T + linear.bias)
+    assert not torch.equal(emulated, exact) and torch.equal(outside, exact)
+    with pytest.raises(RuntimeError):
+        linear(torch.randn(2, 3))  # wrong width: the forward fails inside the mode
+    assert torch._C._len_torch_function_stack() == 0
+
+
+def test_tf32_scores_move_by_tf32_rounding(tmp_path, tiny_bert, wordpiece_tokenizer):
+    """scoring.dtype tf32 on the CPU keeps float32 weights and rounds the products' operands:
+    the scores move, by about TF32's rounding and no more."""
+    from knowprobe import scoring
+
+    tiny_bert.save_pretrained(tmp_path / "bert")
+    wordpiece_tokenizer.save_pretrained(tmp_path / "bert")
+    prefixes, continuations = zip(*PAIRS)
+    scores = {}
+    for dtype in ("float32", "tf32"):
+        scorer = scoring.load(tmp_path / "bert", "masked", ScoringSettings(device="cpu", dtype=dtype))
+        assert next(scorer.model.parameters()).dtype == torch.float32
+        scores[dtype] = scorer.conditional_logprob(list(prefixes), list(continuations))
+    moved = np.abs(scores["tf32"] - scores["float32"])
+    assert moved.max() > 0 and moved.max() < 1e-2 * np.abs(scores["float32"]).max()
+
+
 def test_auto_precision_on_a_gpu_follows_the_checkpoint(tmp_path, monkeypatch, tiny_bert):
     """float16 for checkpoints saved in float32 or float16 (its mantissa keeps more answers),
     bfloat16 for those saved in bfloat16 or of unknown precision, float16 without bfloat16."""

@@ -77,7 +77,84 @@ def resolve_dtype(name: str, device: torch.device, saved: torch.dtype | None = N
         if saved in (torch.float32, torch.float16) or not torch.cuda.is_bf16_supported():
             return torch.float16
         return torch.bfloat16
-    return {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[name]
+    # tf32: float32 weights and activations; the matrix products' precision is set by use_precision
+    return {"float32": torch.float32, "tf32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[name]
+
+
+def use_precision(model: torch.nn.Module, name: str, device: torch.device) -> None:
+    """What ``scoring.dtype`` asks of a loaded model beyond its weights' type: for ``tf32`` the
+    matrix products read float32 operands as TF32 (10 mantissa bits) and accumulate in float32.
+    On CUDA that is torch's TF32 mode (for the whole process, a job's own); on the CPU, which
+    has no such products, it is emulated (``emulate_tf32``), so that what TF32 does to the
+    answers can be measured without a GPU, at no gain in speed."""
+    if name != "tf32":
+        return
+    if device.type == "cuda":
+        torch.set_float32_matmul_precision("high")  # TF32 for float32 matrix products
+        torch.backends.cudnn.allow_tf32 = True
+    else:
+        emulate_tf32(model)
+
+
+def tf32(tensor: torch.Tensor) -> torch.Tensor:
+    """A float32 tensor as a TF32 tensor core reads it: the first 10 bits of each mantissa, the
+    other 13 dropped ("only the first 10 bits of the input mantissa are read", PyTorch's notes
+    on numerical accuracy). Dropping is the coarser reading; rounding to nearest halves the error."""
+    if not isinstance(tensor, torch.Tensor) or tensor.dtype != torch.float32:
+        return tensor
+    return tensor.contiguous().view(torch.int32).bitwise_and(-(1 << 13)).view(torch.float32)
+
+
+class TF32Operands(torch.overrides.TorchFunctionMode):
+    """Within it, the operands of every float32 matrix product are read as TF32 (``tf32``); sums,
+    biases and everything else stay float32, as on a GPU in TF32 mode. Attention's inner product
+    of the softmax with the values is inside ``scaled_dot_product_attention``: its queries, keys
+    and values are rounded, the softmax it multiplies by is not."""
+
+    # the positional operands of each product that are read as TF32 (a bias or addend is not)
+    OPERANDS = {
+        torch.nn.functional.linear: (0, 1),
+        torch.matmul: (0, 1),
+        torch.Tensor.matmul: (0, 1),
+        torch.Tensor.__matmul__: (0, 1),
+        torch.mm: (0, 1),
+        torch.bmm: (0, 1),
+        torch.Tensor.mm: (0, 1),
+        torch.Tensor.bmm: (0, 1),
+        torch.addmm: (1, 2),
+        torch.baddbmm: (1, 2),
+        torch.nn.functional.scaled_dot_product_attention: (0, 1, 2),
+    }
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func is torch.einsum:
+            args = (args[0], *(tf32(a) for a in args[1:]))
+        elif func in self.OPERANDS:
+            rounded = self.OPERANDS[func]
+            args = tuple(tf32(a) if i in rounded else a for i, a in enumerate(args))
+        return func(*args, **kwargs)
+
+
+def emulate_tf32(model: torch.nn.Module) -> None:
+    """Run every call of ``model`` or of any of its modules (the LM head a scorer calls alone
+    among them) in ``TF32Operands``: the outermost module entered starts it, its return (or
+    error) ends it."""
+    mode, depth = TF32Operands(), [0]
+
+    def enter(module, args):
+        if depth[0] == 0:
+            mode.__enter__()
+        depth[0] += 1
+
+    def leave(module, args, output):
+        depth[0] -= 1
+        if depth[0] == 0:
+            mode.__exit__(None, None, None)
+
+    for module in model.modules():
+        module.register_forward_pre_hook(enter)
+        module.register_forward_hook(leave, always_call=True)
 
 
 def saved_dtype(model_dir) -> torch.dtype | None:

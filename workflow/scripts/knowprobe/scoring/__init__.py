@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..devices import resolve_device, resolve_dtype, saved_dtype
+from ..devices import resolve_device, resolve_dtype, saved_dtype, use_precision
 from ..models import load_model, load_tokenizer
 from .causal import CausalLM
 from .masked import MaskedLM
@@ -41,6 +41,7 @@ def load(
     device = resolve_device(settings.device)
     tokenizer = load_tokenizer(model_dir, kind)
     model = load_model(model_dir, kind, resolve_dtype(settings.dtype, device, saved_dtype(model_dir))).to(device)
+    use_precision(model, settings.dtype, device)
     if kind == "masked":
         return MaskedLM(model, tokenizer, settings)
     return CausalLM(model, tokenizer, settings, start_token=start_token)

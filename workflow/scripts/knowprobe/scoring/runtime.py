@@ -32,7 +32,7 @@ class ScoringSettings:
     """The config's ``scoring`` section, less ``threads`` (a job's, set by its rule)."""
 
     device: str = _DEFAULTS["device"]  # auto: a free CUDA GPU if there is one, else the CPU
-    dtype: str = _DEFAULTS["dtype"]  # auto: bfloat16 (or float16) on CUDA, float32 on the CPU
+    dtype: str = _DEFAULTS["dtype"]  # auto: float32 on the CPU, half on CUDA (devices.resolve_dtype); tf32
     batch_size: int = _DEFAULTS["batch_size"]  # most sequences in a batch
     max_tokens: int = _DEFAULTS["max_tokens"]  # most padded tokens in a batch
     max_length: int = _DEFAULTS["max_length"]  # longest tokenized input
