@@ -1,18 +1,26 @@
-"""How LPAQA's results move with the precision the probe runs in, on trained models.
+"""How LPAQA's and COMPS's results move with the precision the models run in, on trained models.
 
     python benchmarks/precision.py --demo DIR      # a finished demo run (its project directory)
 
-The demo's models are trained (tiny BERTs, on the demo corpus). The demo runs its probes in
-float32 (``scoring.dtype: auto`` on the CPU); this reruns LPAQA's probes and everything after them, and COMPS's scores,
-on a copy of the run in float16 (the GPU's ``scoring.dtype: auto`` for these float32 checkpoints)
-and in bfloat16 (its choice for checkpoints saved in bfloat16), the encoder in that precision and
-the LM head and log-softmax in float32 (knowprobe.scoring.masked's float32_head), on the CPU, and
-compares with float32: the top-1 prediction and its correctness for
-every (fact, prompt) pair, P@1 over every test pair of a model and dataset, and the P@1 (averaged
-over relations, as the paper's tables) of every model, prompt set, method, dataset and split (the
-numbers of Tables 2, 3, 7-10, 15); and for COMPS each pair's decision and each subset's accuracy
-(the masked demo BERTs and the causal demo GPT). TF32 is a GPU mode (the CPU has no such matrix product): not
-measured here.
+The demo's models are trained (tiny BERTs and a GPT, on the demo corpus). The demo scores in
+float32 (``scoring.dtype: auto`` on the CPU); this reruns LPAQA's probes and everything after
+them, and COMPS's scores (``comps.scoring.dtype: null``, so that COMPS follows ``scoring.dtype``),
+on a copy of the run in each precision and compares with float32, on the CPU:
+
+- float16 (the GPU's ``scoring.dtype: auto`` for these float32 checkpoints) and bfloat16 (its
+  choice for checkpoints saved in bfloat16): the encoder in that precision, the LM head and
+  log-softmax in float32 (knowprobe.scoring.masked's float32_head);
+- tf32: float32 weights and activations, every matrix product's operands read with TF32's 10
+  mantissa bits (knowprobe.devices.emulate_tf32, what a GPU's TF32 mode does to them).
+
+COMPS is scored twice in each: with its float32 recheck of the pairs near a tie (the default,
+knowprobe.comps.probe.recheck) and without it (``comps.scoring.recheck.factor: 0``).
+
+Compared: the top-1 prediction and its correctness for every (fact, prompt) pair, P@1 over every
+test pair of a model and dataset, and the P@1 (averaged over relations, as the paper's tables) of
+every model, prompt set, method, dataset and split (the numbers of Tables 2, 3, 7-10, 15); and
+for COMPS each pair's decision and each subset's accuracy (the masked demo BERTs and the causal
+demo GPT).
 """
 
 from __future__ import annotations
@@ -29,18 +37,30 @@ import pandas as pd
 HERE = Path(__file__).resolve().parent
 
 
-def rerun(demo: Path, directory: Path, dtype: str) -> Path:
-    """A copy of the demo with LPAQA rerun from its probes on in ``dtype``."""
-    project = directory / dtype
-    shutil.copytree(demo, project, symlinks=True)
+def snakemake(project: Path, targets: list[str], config: str, what: str) -> None:
     # a config file, not --config: values given on the command line arrive as strings
-    (project / "precision.yaml").write_text(f"scoring: {{device: cpu, dtype: {dtype}}}\n")
-    command = [sys.executable, "-m", "snakemake", "lpaqa", "comps", "--cores", "2"]
+    (project / "precision.yaml").write_text(config)
+    command = [sys.executable, "-m", "snakemake", *targets, "--cores", "2"]
     command += ["--configfile", "resources/demo/config.yaml", "precision.yaml"]
     done = subprocess.run(command, cwd=project, capture_output=True, text=True)
     if done.returncode:
-        raise SystemExit(f"the {dtype} rerun in {project} failed:\n{done.stderr[-3000:]}")
-    return project
+        raise SystemExit(f"the {what} rerun in {project} failed:\n{done.stderr[-3000:]}")
+
+
+def rerun(demo: Path, directory: Path, dtype: str) -> tuple[Path, Path]:
+    """A copy of the demo with LPAQA rerun from its probes on, and COMPS, in ``dtype``; COMPS's
+    scores are kept aside with its float32 recheck, then scored again without it. Returns the
+    project (COMPS without the recheck) and the folder of COMPS's scores with it."""
+    project = directory / dtype
+    shutil.copytree(demo, project, symlinks=True)
+    scoring = f"scoring: {{device: cpu, dtype: {dtype}}}\n"
+    snakemake(project, ["lpaqa", "comps"], scoring + "comps: {scoring: {dtype: null}}\n", dtype)
+    checked = directory / f"{dtype}-comps-recheck"
+    shutil.copytree(project / "results/comps/scores", checked)
+    shutil.copytree(project / "logs/comps/probe", checked / "logs")
+    alone = "comps: {scoring: {dtype: null, recheck: {factor: 0}}}\n"
+    snakemake(project, ["comps"], scoring + alone, f"{dtype} COMPS without the recheck")
+    return project, checked
 
 
 def predictions(project: Path) -> pd.DataFrame:
@@ -95,13 +115,11 @@ def compare(base: Path, low: Path, dtype: str) -> pd.DataFrame:
     return both.assign(dtype=dtype)
 
 
-def compare_comps(base: Path, low: Path, dtype: str) -> None:
-    """COMPS's pair decisions (acceptable scored above unacceptable) and each subset's accuracy."""
+def compare_comps(base: Path, low: Path, label: str) -> None:
+    """COMPS's pair decisions (acceptable scored above unacceptable) and each subset's accuracy,
+    of the scores in folder ``low`` against those in ``base``."""
     keys = ["model", "subset", "id"]
-    frames = [
-        pd.concat(pd.read_parquet(path) for path in sorted((project / "results/comps/scores").glob("*.parquet")))
-        for project in (base, low)
-    ]
+    frames = [pd.concat(pd.read_parquet(path) for path in sorted(folder.glob("*.parquet"))) for folder in (base, low)]
     both = frames[0].merge(frames[1], on=keys, suffixes=("_32", "_low"))
     right_32 = both["acceptable_score_32"] > both["unacceptable_score_32"]
     right_low = both["acceptable_score_low"] > both["unacceptable_score_low"]
@@ -110,23 +128,35 @@ def compare_comps(base: Path, low: Path, dtype: str) -> None:
     accuracy["points"] = accuracy["right_low"] - accuracy["right_32"]
     accuracy["pairs"] = both.groupby(["model", "subset"]).size()
     print(
-        f"  COMPS: {len(both):,} pairs; decisions equal for {(right_32 == right_low).mean():.3%}; "
+        f"  COMPS, {label}: {len(both):,} pairs; decisions equal for {(right_32 == right_low).mean():.3%}; "
         f"subset accuracy (%) moved by at most {accuracy['points'].abs().max():.3f} points:"
     )
     print(accuracy.round(3).to_string().replace("\n", "\n    ").join(["    ", ""]))
 
 
+def recheck_lines(checked: Path) -> None:
+    """What each COMPS job's float32 recheck did (its log's line)."""
+    for path in sorted((checked / "logs").glob("*.log")):
+        for line in path.read_text().splitlines():
+            if "float32 recheck:" in line:
+                print(f"    {path.stem}: {line.split('INFO ', 1)[-1]}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--demo", type=Path, required=True)
-    parser.add_argument("--dtypes", nargs="+", default=["bfloat16", "float16"], choices=["bfloat16", "float16"])
+    choices = ["tf32", "float16", "bfloat16"]
+    parser.add_argument("--dtypes", nargs="+", default=choices, choices=choices)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         every = []
         for dtype in args.dtypes:
-            low = rerun(args.demo, Path(tmp), dtype)
+            low, checked = rerun(args.demo, Path(tmp), dtype)
             every.append(compare(args.demo, low, dtype))
-            compare_comps(args.demo, low, dtype)
+            base = args.demo / "results/comps/scores"
+            compare_comps(base, low / "results/comps/scores", f"{dtype} alone (comps.scoring.recheck.factor 0)")
+            compare_comps(base, checked, f"{dtype} with the float32 recheck (the default)")
+            recheck_lines(checked)
     out = HERE / "results" / "precision.csv"
     out.parent.mkdir(parents=True, exist_ok=True)
     pd.concat(every, ignore_index=True).to_csv(out, index=False)

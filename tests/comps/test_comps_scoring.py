@@ -153,16 +153,81 @@ def test_comps_scores_causal_models_without_a_start_token():
     assert schema_defaults("comps", "scoring")["start_token"] is False
 
 
-def test_comps_scores_in_float32_unless_told_otherwise():
-    """COMPS's precision overrides scoring.dtype (float32 by default: the authors' minicons ran in
-    float32, and float16 moved the demo's subset accuracies by whole points); null keeps it."""
+def test_comps_follows_scoring_dtype_with_a_float32_recheck_by_default():
+    """COMPS's precision overrides scoring.dtype where set (null by default: float32 on the CPU,
+    half precision on a GPU), and below float32 the pairs near a tie are rescored."""
     from knowprobe.config import schema_defaults
 
     section = {"device": "auto", "dtype": "auto", "batch_size": 128}
-    assert schema_defaults("comps", "scoring")["dtype"] == "float32"
+    defaults = schema_defaults("comps", "scoring")
+    assert defaults["dtype"] is None and schema_defaults("comps", "scoring", "recheck") == {"sample": 0.02, "factor": 4}
     assert probe.scoring_settings(section, "float32").dtype == "float32"
     assert probe.scoring_settings(section, None).dtype == "auto"
     assert probe.scoring_settings(section, "float32").batch_size == 128
+
+
+def test_recheck_sample_is_evenly_spaced_with_a_floor():
+    assert probe.recheck_sample(100, 0.02).tolist() == list(range(100))  # fewer than 256: all
+    sample = probe.recheck_sample(100_000, 0.02)
+    assert len(sample) == 2_000 and sample[0] == 0 and sample[-1] == 99_999
+    assert np.all(np.diff(sample) >= 49) and len(probe.recheck_sample(1_000, 0.02)) == 256
+    assert len(probe.recheck_sample(0, 0.02)) == 0
+
+
+def noisy_scores(pairs: int, noise: float, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """float32 scores of ``pairs`` pairs, many near a tie, and the same moved by at most ``noise``."""
+    rng = np.random.default_rng(seed)
+    exact = pd.DataFrame(
+        {
+            "model": "m",
+            "subset": "base",
+            "id": np.arange(pairs),
+            "acceptable_score": -10 + rng.normal(0, 0.05, pairs),
+            "unacceptable_score": -10 + rng.normal(0, 0.05, pairs),
+        }
+    )
+    low = exact.copy()
+    for column in ("acceptable_score", "unacceptable_score"):
+        low[column] += rng.uniform(-noise, noise, pairs)
+    return exact, low
+
+
+def test_recheck_restores_float32_decisions_rescoring_the_sample_and_the_near_pairs():
+    exact, low = noisy_scores(20_000, noise=0.01)
+    right = exact["acceptable_score"] > exact["unacceptable_score"]
+    assert ((low["acceptable_score"] > low["unacceptable_score"]) != right).sum() > 100  # half precision moved them
+    asked = []
+
+    def rescore(rows):
+        asked.append(rows)
+        return exact.iloc[rows]
+
+    checked, report = probe.recheck(low, rescore, share=0.02, factor=4)
+    assert ((checked["acceptable_score"] > checked["unacceptable_score"]) == right).all()
+    assert report.sample == 400 and 0.015 < report.error <= 0.02 and report.bound == 4 * report.error
+    margin = (low["acceptable_score"] - low["unacceptable_score"]).abs()
+    assert report.near == ((margin <= report.bound).sum() - (margin.iloc[asked[0]] <= report.bound).sum())
+    assert (
+        report.changed_sample + report.changed_near
+        == ((low["acceptable_score"] > low["unacceptable_score"]) != right).sum()
+    )
+    assert not report.bound_too_tight and "float32 recheck: 400 of 20,000 pairs sampled" in report.describe()
+    rescored = np.concatenate(asked)
+    assert len(set(rescored)) == len(rescored)  # no pair rescored twice
+    kept = np.setdiff1d(np.arange(len(low)), rescored)
+    assert checked.iloc[kept].equals(low.iloc[kept])  # the rest keep their half-precision scores
+    assert checked.iloc[rescored].reset_index(drop=True).equals(exact.iloc[rescored].reset_index(drop=True))
+
+
+def test_a_bound_too_tight_for_the_near_pairs_is_flagged():
+    exact, low = noisy_scores(2_000, noise=0.001)
+    # a few pairs outside the sample moved far more than any sampled pair
+    sample = set(probe.recheck_sample(2_000, 0.02).tolist())
+    outliers = [i for i in range(2_000) if i not in sample][:5]
+    low.loc[outliers, "acceptable_score"] = exact.loc[outliers, "unacceptable_score"] + 0.001
+    exact.loc[outliers, "acceptable_score"] = exact.loc[outliers, "unacceptable_score"] - 0.05
+    _, report = probe.recheck(low, lambda rows: exact.iloc[rows], share=0.02, factor=4)
+    assert report.changed_near >= 5 and report.bound_too_tight
 
 
 def test_each_distinct_text_is_scored_once_and_spread_back(tiny_bert, wordpiece_tokenizer):

@@ -84,6 +84,38 @@ def test_a_builder_setting_reruns_the_builder_and_what_reads_it_only(tmp_path, d
     assert pages and all(page.startswith("results/comps/") for page in pages)
 
 
+def test_half_precision_on_the_demo_keeps_float32s_decisions_by_the_recheck(tmp_path, demo):
+    """COMPS in float16 (the GPU's precision for these float32 checkpoints, run on the CPU): on the
+    demo's trained models half precision alone changes pair decisions; the rule's float32
+    recheck of the pairs near a tie gives every one of float32's back, so the tables are the
+    float32 run's to the byte, while the other scores are float16's."""
+    import shutil
+
+    project = copy_project(tmp_path)
+    for name in ["results", ".snakemake"]:
+        shutil.copytree(demo / name, project / name, symlinks=True)
+    (project / "half.yaml").write_text("scoring: {device: cpu, dtype: float16}\n")
+    run = snakemake(project, "comps", "--configfile", "resources/demo/config.yaml", "half.yaml")
+    assert {"comps_probe", "comps_tables"} <= executed_rules(run)
+    changed = 0
+    for model in MODELS:
+        exact = pd.read_parquet(demo / RESULTS / f"scores/{model}.parquet")
+        half = pd.read_parquet(project / RESULTS / f"scores/{model}.parquet")
+        assert (half["acceptable_score"] != exact["acceptable_score"]).mean() > 0.5  # float16's scores
+        right = exact["acceptable_score"] > exact["unacceptable_score"]
+        assert ((half["acceptable_score"] > half["unacceptable_score"]) == right).all(), model
+        log = (project / f"logs/comps/probe/{model}.log").read_text()
+        found = re.search(r"float32 changed (\d+) decisions of the sample and (\d+) of the near pairs", log)
+        assert "float32 recheck: 256 of 1,320 pairs sampled" in log and found, log[-2000:]
+        changed += int(found[1]) + int(found[2])
+        assert "raise comps.scoring.recheck.factor" not in log
+    assert changed > 0  # float16 alone would have decided some pairs otherwise
+    for name in ["accuracy", "negative_types", "families"]:
+        assert (project / RESULTS / f"tables/{name}.csv").read_bytes() == (
+            demo / RESULTS / f"tables/{name}.csv"
+        ).read_bytes(), name
+
+
 def test_the_released_files_as_the_stimuli(tmp_path):
     """comps.source: released with a local directory in the release's layout: its lines are
     imported (a bad one counted), and the models score them instead of the built stimuli."""

@@ -1,6 +1,9 @@
 """Rule comps_probe: one model's log p(property phrase | prefix) of both prefixes of every pair,
-and what the tables need to know of the model (family, kind, parameters)."""
+and what the tables need to know of the model (family, kind, parameters). Below float32 (on a
+GPU) the pairs near a tie are rescored in float32 (knowprobe.comps.probe.recheck)."""
 
+import dataclasses
+import gc
 import json
 
 import torch
@@ -11,18 +14,40 @@ from knowprobe.io import atomic_path, rule_logging
 
 with rule_logging(snakemake.log[0]) as log:
     torch.set_num_threads(snakemake.threads)
-    stimuli = contracts.read(snakemake.input.stimuli, contracts.COMPS_STIMULI)
-    scorer = scoring.load(
-        snakemake.input.model,
-        snakemake.params.kind,
-        probe.scoring_settings(snakemake.params.scoring, snakemake.params.dtype),
-        start_token=snakemake.params.start_token,
-    )
-    log.info("%s: %d pairs (%s)", snakemake.wildcards.model, len(stimuli), stimuli["subset"].value_counts().to_dict())
-    scores = probe.score(scorer, snakemake.wildcards.model, stimuli, snakemake.params.within_word_l2r)
+    stimuli = contracts.read(snakemake.input.stimuli, contracts.COMPS_STIMULI).reset_index(drop=True)
+    model = snakemake.wildcards.model
+    settings = probe.scoring_settings(snakemake.params.scoring, snakemake.params.dtype)
+
+    def load(settings):
+        return scoring.load(
+            snakemake.input.model, snakemake.params.kind, settings, start_token=snakemake.params.start_token
+        )
+
+    def score(scorer, rows):
+        return probe.score(scorer, model, stimuli.iloc[rows], snakemake.params.within_word_l2r)
+
+    scorer = load(settings)
+    log.info("%s: %d pairs (%s)", model, len(stimuli), stimuli["subset"].value_counts().to_dict())
+    scores = score(scorer, slice(None))
+    recheck = snakemake.params.recheck
+    if probe.below_float32(scorer, settings) and recheck["factor"] > 0:
+        parameters = next(scorer.model.parameters())
+        log.info("%s scored in %s; rescoring in float32 the pairs near a tie", model, parameters.dtype)
+        del scorer, parameters  # one copy of the weights on the device at a time
+        gc.collect()
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
+        scorer = load(dataclasses.replace(settings, dtype="float32"))
+        scores, report = probe.recheck(scores, lambda rows: score(scorer, rows), recheck["sample"], recheck["factor"])
+        log.info("%s", report.describe())
+        if report.bound_too_tight:
+            log.warning(
+                "a near pair's margin moved by more than half the recheck's bound: pairs beyond it may have "
+                "changed sides too; raise comps.scoring.recheck.factor or score in float32 (comps.scoring.dtype)"
+            )
     contracts.write(scores, snakemake.output.scores, contracts.COMPS_SCORES)
     info = {
-        "model": snakemake.wildcards.model,
+        "model": model,
         "kind": snakemake.params.kind,
         "family": scorer.model.config.model_type,
         "parameters": int(sum(p.numel() for p in scorer.model.parameters())),

@@ -23,5 +23,6 @@ rule comps_probe:
         start_token=COMPS["scoring"]["start_token"],
         scoring=scoring_settings(),
         dtype=COMPS["scoring"]["dtype"],
+        recheck=COMPS["scoring"]["recheck"],
     script:
         "../../scripts/comps_probe.py"
