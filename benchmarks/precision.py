@@ -20,7 +20,8 @@ Compared: the top-1 prediction and its correctness for every (fact, prompt) pair
 test pair of a model and dataset, and the P@1 (averaged over relations, as the paper's tables) of
 every model, prompt set, method, dataset and split (the numbers of Tables 2, 3, 7-10, 15); and
 for COMPS each pair's decision and each subset's accuracy (the masked demo BERTs and the causal
-demo GPT).
+demo GPT); for S-TEST each score row's decision (the fine object above the coarse one) and each
+p_r of its table (model, measure, method, mode, relation).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def rerun(demo: Path, directory: Path, dtype: str) -> tuple[Path, Path]:
     project = directory / dtype
     shutil.copytree(demo, project, symlinks=True)
     scoring = f"scoring: {{device: cpu, dtype: {dtype}}}\n"
-    snakemake(project, ["lpaqa", "comps"], scoring + "comps: {scoring: {dtype: null}}\n", dtype)
+    snakemake(project, ["lpaqa", "comps", "stest"], scoring + "comps: {scoring: {dtype: null}}\n", dtype)
     checked = directory / f"{dtype}-comps-recheck"
     shutil.copytree(project / "results/comps/scores", checked)
     shutil.copytree(project / "logs/comps/probe", checked / "logs")
@@ -134,6 +135,30 @@ def compare_comps(base: Path, low: Path, label: str) -> None:
     print(accuracy.round(3).to_string().replace("\n", "\n    ").join(["    ", ""]))
 
 
+def compare_stest(base: Path, low: Path, dtype: str) -> None:
+    """S-TEST's decisions (the fine object scored above the coarse one) and its p_r table."""
+    keys = ["model", "relation", "sub_uri", "measure", "method", "mode"]
+    frames = [
+        pd.concat(pd.read_parquet(path) for path in sorted((project / "results/stest/scores").glob("*.parquet")))
+        for project in (base, low)
+    ]
+    both = frames[0].merge(frames[1], on=keys, suffixes=("_32", "_low"))
+    scored = both[["fine_score_32", "coarse_score_32"]].notna().all(axis=1)
+    both = both[scored]
+    right_32 = both["fine_score_32"] > both["coarse_score_32"]
+    right_low = both["fine_score_low"] > both["coarse_score_low"]
+    equal = (right_32 == right_low).groupby(both["measure"]).mean()
+    tables = [pd.read_csv(project / "results/stest/tables/p_r.csv") for project in (base, low)]
+    p_r = tables[0].merge(tables[1], on=["model", "measure", "method", "mode", "relation"], suffixes=("_32", "_low"))
+    moved = (p_r["p_r_low"] - p_r["p_r_32"]).abs()
+    print(
+        f"  S-TEST: {len(both):,} scored rows; decisions equal for {(right_32 == right_low).mean():.3%} "
+        f"({', '.join(f'{m} {v:.3%}' for m, v in equal.items())}); p_r entries: {len(p_r)}, unchanged "
+        f"{(moved == 0).mean():.1%}, moved by at most {moved.max():.2f} points (n = {p_r['n_32'].min()}-"
+        f"{p_r['n_32'].max()} triples an entry)"
+    )
+
+
 def recheck_lines(checked: Path) -> None:
     """What each COMPS job's float32 recheck did (its log's line)."""
     for path in sorted((checked / "logs").glob("*.log")):
@@ -157,6 +182,7 @@ def main() -> None:
             compare_comps(base, low / "results/comps/scores", f"{dtype} alone (comps.scoring.recheck.factor 0)")
             compare_comps(base, checked, f"{dtype} with the float32 recheck (the default)")
             recheck_lines(checked)
+            compare_stest(args.demo, low, dtype)
     out = HERE / "results" / "precision.csv"
     out.parent.mkdir(parents=True, exist_ok=True)
     pd.concat(every, ignore_index=True).to_csv(out, index=False)
