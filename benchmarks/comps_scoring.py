@@ -238,9 +238,23 @@ def main() -> None:
     parser.add_argument("--minicons-batch", type=int, default=32)
     parser.add_argument("--no-minicons", action="store_true", help="time knowprobe alone (counts still printed)")
     parser.add_argument("--repeats", type=int, default=1, help="time each side this many times, keep the best")
+
+    def limit(value: str):
+        return value if value == "auto" else int(value)
+
     defaults = ScoringSettings()
-    parser.add_argument("--batch-size", type=int, default=defaults.batch_size, help="knowprobe's scoring.batch_size")
-    parser.add_argument("--max-tokens", type=int, default=defaults.max_tokens, help="knowprobe's scoring.max_tokens")
+    parser.add_argument(
+        "--batch-size",
+        type=limit,
+        default=defaults.batch_size,
+        help="knowprobe's scoring.batch_size (auto: the device's)",
+    )
+    parser.add_argument(
+        "--max-tokens",
+        type=limit,
+        default=defaults.max_tokens,
+        help="knowprobe's scoring.max_tokens (auto: the device's)",
+    )
     args = parser.parse_args()
     frame = stimuli(args.pairs, args.norms, args.wordnet, args.glove)
     texts = list(frame["prefix_acceptable"] + " " + frame["property_phrase"]) + list(frame["prefix_unacceptable"])

@@ -7,7 +7,8 @@ Reference (what LAMA's code does): float32, batches of 32 in input order, padded
 longest input of the batch, LM head and log-softmax over the full vocabulary at every
 position, then the mask row restricted to the candidates. Engine: the shared scoring layer's
 MaskedLM.candidate_logprobs with the config schema's scoring defaults (length-sorted batches
-under a token budget, LM head at the mask only, on GPU float16 as ``scoring.dtype: auto`` gives
+under the device's batch limits, ``auto``: 128 sequences / 16,384 tokens on the CPU, 2,048 /
+262,144 on a GPU; LM head at the mask only; on GPU float16 as ``scoring.dtype: auto`` gives
 for a float32 checkpoint such as bert-base-cased; ``--dtype`` another) and LPAQA's top_k of 50. Both
 score the same (fact, prompt) pairs; the script checks that they agree on the top-1 candidate and
 prints pairs/s and the ratio.
@@ -233,8 +234,8 @@ def main() -> None:
         "cpu": platform.processor() or platform.machine(),
         "threads": torch.get_num_threads(),
         "engine_dtype": str(dtype).replace("torch.", ""),
-        "engine_batch_size": settings.batch_size,
-        "engine_max_tokens": settings.max_tokens,
+        "engine_batch_size": scorer.settings.batch_size,  # the device's, where auto
+        "engine_max_tokens": scorer.settings.max_tokens,
         "engine_max_padding": settings.max_padding,
         "pairs": pairs,
         "layers": args.layers,
@@ -252,7 +253,9 @@ def main() -> None:
         "peak_dtype": str(peak_dtype).replace("torch.", ""),
         "engine_fraction_of_peak": flops.sum() / engine_time / peak,
         "datasheet_bf16_tflops": DATASHEET_BF16_TFLOPS,
-        "padding_waste": padding_waste(lengths, settings.batch_size, settings.max_tokens, settings.max_padding),
+        "padding_waste": padding_waste(
+            lengths, scorer.settings.batch_size, scorer.settings.max_tokens, settings.max_padding
+        ),
         "sweep": sweep,
         "compiled_pairs_per_s": compiled_rate,
         "gold_rank_agreement": rank_agree,
@@ -263,7 +266,8 @@ def main() -> None:
         f"{result['reference_pairs_per_s']:.1f} pairs/s"
     )
     print(
-        f"engine    (knowprobe, {result['engine_dtype']}, sorted batches, head at the mask only): "
+        f"engine    (knowprobe, {result['engine_dtype']}, sorted batches of at most {result['engine_batch_size']} "
+        f"sequences / {result['engine_max_tokens']} tokens, head at the mask only): "
         f"{result['engine_pairs_per_s']:.1f} pairs/s"
     )
     print(

@@ -51,7 +51,7 @@ def test_every_config_key_has_a_description_and_a_default():
 
 def test_validation_fills_in_defaults_across_the_study_schema_files():
     filled = config.validate({"models": {"m": {"kind": "masked", "hub_id": "m"}}, "lpaqa": {"probe": {}}})
-    assert filled["scoring"]["batch_size"] == 128 and filled["studies"] == ["lpaqa"]
+    assert filled["scoring"]["batch_size"] == "auto" and filled["studies"] == ["lpaqa"]
     assert filled["lpaqa"]["probe"]["top_k"] == 50
     assert filled["lpaqa"]["paraphrase"]["backward"]["hub_id"] == "facebook/wmt19-de-en"
     assert filled["lpaqa"]["lama"]["google_re_templates"]["date_of_birth"] == "[X] (born [Y])."

@@ -578,6 +578,21 @@ def test_dtype_and_device_choice():
     assert resolve_device("cpu").type == "cpu"
 
 
+def test_auto_batch_limits_are_the_devices_measured_best(tiny_bert, wordpiece_tokenizer):
+    """scoring.batch_size and max_tokens ``auto``: 128 / 16,384 on the CPU, 2,048 / 262,144 on a
+    GPU (docs/benchmarks.md); a number given is kept; a scorer holds its device's."""
+    from knowprobe.scoring.runtime import BATCH_LIMITS
+
+    assert BATCH_LIMITS == {"cpu": (128, 16_384), "cuda": (2_048, 262_144)}
+    auto = ScoringSettings(device="cpu", batch_size="auto", max_tokens="auto")
+    assert (auto.on(torch.device("cpu")).batch_size, auto.on(torch.device("cpu")).max_tokens) == (128, 16_384)
+    assert (auto.on(torch.device("cuda", 0)).batch_size, auto.on(torch.device("cuda")).max_tokens) == (2_048, 262_144)
+    given = ScoringSettings(batch_size=64, max_tokens="auto").on(torch.device("cuda"))
+    assert (given.batch_size, given.max_tokens) == (64, 262_144)
+    scorer = MaskedLM(tiny_bert, wordpiece_tokenizer, auto)
+    assert (scorer.settings.batch_size, scorer.settings.max_tokens) == (128, 16_384)
+
+
 def test_tf32_reads_ten_mantissa_bits_of_each_product_operand_and_nothing_else():
     """TF32 on the CPU: the operands of a matrix product lose their last 13 mantissa bits, the
     bias and what lies outside the model's modules do not; an error inside leaves no mode on."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 import numpy as np
@@ -33,10 +33,27 @@ class ScoringSettings:
 
     device: str = _DEFAULTS["device"]  # auto: a free CUDA GPU if there is one, else the CPU
     dtype: str = _DEFAULTS["dtype"]  # auto: float32 on the CPU, half on CUDA (devices.resolve_dtype); tf32
-    batch_size: int = _DEFAULTS["batch_size"]  # most sequences in a batch
-    max_tokens: int = _DEFAULTS["max_tokens"]  # most padded tokens in a batch
+    batch_size: int | str = _DEFAULTS["batch_size"]  # most sequences in a batch; auto: the device's
+    max_tokens: int | str = _DEFAULTS["max_tokens"]  # most padded tokens in a batch; auto: the device's
     max_length: int = _DEFAULTS["max_length"]  # longest tokenized input
     max_padding: float = _DEFAULTS["max_padding"]  # most padding a batch adds, per real token
+
+    def on(self, device: torch.device) -> ScoringSettings:
+        """These settings with ``auto`` batch limits made the device's (``BATCH_LIMITS``)."""
+        batch_size, max_tokens = BATCH_LIMITS["cuda" if device.type == "cuda" else "cpu"]
+        return replace(
+            self,
+            batch_size=batch_size if self.batch_size == "auto" else int(self.batch_size),
+            max_tokens=max_tokens if self.max_tokens == "auto" else int(self.max_tokens),
+        )
+
+
+# The batch limits ``auto`` stands for, per device, as measured (docs/benchmarks.md): on the CPU
+# probe_throughput.py's sweep found 128 sequences / 16,384 tokens the fastest of four (2026-11-25,
+# BERT-base size); on an H100 COMPS's scorers ran fastest at 2,048 / 262,144 of the three limits
+# tried (2026-11-23, float32: BERT-base size 1,781 -> 2,050 pairs/s, BERT-large size 534 -> 642).
+# A GPU with less memory halves them at its first out-of-memory (run_batches).
+BATCH_LIMITS = {"cpu": (128, 16_384), "cuda": (2_048, 262_144)}
 
 
 def make_batches(
@@ -122,8 +139,9 @@ class ModelRunner:
     def __init__(self, model, tokenizer, settings: ScoringSettings | None = None, padding_side: str | None = None):
         """``padding_side`` defaults to the tokenizer's; left is used only where the model can be
         given the positions of the real tokens."""
-        self.model, self.tokenizer, self.settings = model, tokenizer, settings or ScoringSettings()
+        self.model, self.tokenizer = model, tokenizer
         self.device = next(model.parameters()).device
+        self.settings = (settings or ScoringSettings()).on(self.device)
         self.pad_id = next((i for i in (tokenizer.pad_token_id, tokenizer.eos_token_id) if i is not None), 0)
         # RoBERTa-like models number positions from the input ids, skipping padding, so either side
         # is right for them; others take position ids, which left padding must give explicitly
