@@ -49,9 +49,9 @@ def snakemake(project: Path, targets: list[str], config: str, what: str) -> None
 
 
 def rerun(demo: Path, directory: Path, dtype: str) -> tuple[Path, Path]:
-    """A copy of the demo with LPAQA rerun from its probes on, and COMPS, in ``dtype``; COMPS's
-    scores are kept aside with its float32 recheck, then scored again without it. Returns the
-    project (COMPS without the recheck) and the folder of COMPS's scores with it."""
+    """A copy of the demo with LPAQA rerun from its probes on, S-TEST's and COMPS's scores, in
+    ``dtype``; COMPS's scores are kept aside with its float32 recheck, then scored again without
+    it. Returns the project (COMPS without the recheck) and the folder of COMPS's scores with it."""
     project = directory / dtype
     shutil.copytree(demo, project, symlinks=True)
     scoring = f"scoring: {{device: cpu, dtype: {dtype}}}\n"
@@ -135,7 +135,7 @@ def compare_comps(base: Path, low: Path, label: str) -> None:
     print(accuracy.round(3).to_string().replace("\n", "\n    ").join(["    ", ""]))
 
 
-def compare_stest(base: Path, low: Path, dtype: str) -> None:
+def compare_stest(base: Path, low: Path) -> None:
     """S-TEST's decisions (the fine object scored above the coarse one) and its p_r table."""
     keys = ["model", "relation", "sub_uri", "measure", "method", "mode"]
     frames = [
@@ -182,7 +182,7 @@ def main() -> None:
             compare_comps(base, low / "results/comps/scores", f"{dtype} alone (comps.scoring.recheck.factor 0)")
             compare_comps(base, checked, f"{dtype} with the float32 recheck (the default)")
             recheck_lines(checked)
-            compare_stest(args.demo, low, dtype)
+            compare_stest(args.demo, low)
     out = HERE / "results" / "precision.csv"
     out.parent.mkdir(parents=True, exist_ok=True)
     pd.concat(every, ignore_index=True).to_csv(out, index=False)

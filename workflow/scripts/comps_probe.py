@@ -31,9 +31,9 @@ with rule_logging(snakemake.log[0]) as log:
     scores = score(scorer, slice(None))
     recheck = snakemake.params.recheck
     if probe.below_float32(scorer, settings) and recheck["factor"] > 0:
-        parameters = next(scorer.model.parameters())
-        log.info("%s scored in %s; rescoring in float32 the pairs near a tie", model, parameters.dtype)
-        del scorer, parameters  # one copy of the weights on the device at a time
+        precision = "tf32" if settings.dtype == "tf32" else str(next(scorer.model.parameters()).dtype)[6:]
+        log.info("%s scored in %s; rescoring in float32 the pairs near a tie", model, precision)
+        del scorer  # one copy of the weights on the device at a time
         gc.collect()
         if torch.cuda.is_available():
             torch.cuda.empty_cache()

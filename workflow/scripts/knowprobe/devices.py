@@ -109,7 +109,7 @@ class TF32Operands(torch.overrides.TorchFunctionMode):
     """Within it, the operands of every float32 matrix product are read as TF32 (``tf32``); sums,
     biases and everything else stay float32, as on a GPU in TF32 mode. Attention's inner product
     of the softmax with the values is inside ``scaled_dot_product_attention``: its queries, keys
-    and values are rounded, the softmax it multiplies by is not."""
+    and values are read as TF32, the softmax it multiplies by is not."""
 
     # the positional operands of each product that are read as TF32 (a bias or addend is not)
     OPERANDS = {

@@ -18,7 +18,6 @@ in float32 every pair whose margin lies within ``factor`` times that error of a 
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -27,8 +26,6 @@ import pandas as pd
 import torch
 
 from ..scoring import MaskedLM, ScoringSettings
-
-log = logging.getLogger(__name__)
 
 SCORE_COLUMNS = ["model", "subset", "id", "acceptable_score", "unacceptable_score"]
 
