@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 
 import pandas as pd
 import pytest
@@ -66,12 +67,16 @@ def test_every_model_kind_is_scored_and_every_table_and_figure_written(demo):
         assert (demo / RESULTS / f"figures/{stem}.svg").stat().st_size > 10_000
 
 
-def test_a_builder_setting_reruns_the_builder_and_what_reads_it_only(tmp_path, demo):
+def finished_copy(tmp_path, demo):
+    """The project's workflow files with the demo's results and provenance records."""
     project = copy_project(tmp_path)
     for name in ["results", ".snakemake"]:
-        import shutil
-
         shutil.copytree(demo / name, project / name, symlinks=True)
+    return project
+
+
+def test_a_builder_setting_reruns_the_builder_and_what_reads_it_only(tmp_path, demo):
+    project = finished_copy(tmp_path, demo)
     path = project / "resources/demo/config.yaml"
     config = yaml.safe_load(path.read_text())
     config["comps"]["build"] = {"seed": 7}
@@ -89,11 +94,7 @@ def test_half_precision_on_the_demo_keeps_float32s_decisions_by_the_recheck(tmp_
     demo's trained models half precision alone changes pair decisions; the rule's float32
     recheck of the pairs near a tie gives every one of float32's back, so the tables are the
     float32 run's to the byte, while the other scores are float16's."""
-    import shutil
-
-    project = copy_project(tmp_path)
-    for name in ["results", ".snakemake"]:
-        shutil.copytree(demo / name, project / name, symlinks=True)
+    project = finished_copy(tmp_path, demo)
     (project / "half.yaml").write_text("scoring: {device: cpu, dtype: float16}\n")
     run = snakemake(project, "comps", "--configfile", "resources/demo/config.yaml", "half.yaml")
     assert {"comps_probe", "comps_tables"} <= executed_rules(run)

@@ -91,7 +91,6 @@ def use_precision(model: torch.nn.Module, name: str, device: torch.device) -> No
         return
     if device.type == "cuda":
         torch.set_float32_matmul_precision("high")  # TF32 for float32 matrix products
-        torch.backends.cudnn.allow_tf32 = True
     else:
         emulate_tf32(model)
 

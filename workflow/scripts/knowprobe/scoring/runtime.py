@@ -32,7 +32,7 @@ class ScoringSettings:
     """The config's ``scoring`` section, less ``threads`` (a job's, set by its rule)."""
 
     device: str = _DEFAULTS["device"]  # auto: a free CUDA GPU if there is one, else the CPU
-    dtype: str = _DEFAULTS["dtype"]  # auto: float32 on the CPU, half on CUDA (devices.resolve_dtype); tf32
+    dtype: str = _DEFAULTS["dtype"]  # auto: float32 on the CPU, half precision on CUDA (devices.resolve_dtype)
     batch_size: int | str = _DEFAULTS["batch_size"]  # most sequences in a batch; auto: the device's
     max_tokens: int | str = _DEFAULTS["max_tokens"]  # most padded tokens in a batch; auto: the device's
     max_length: int = _DEFAULTS["max_length"]  # longest tokenized input
