@@ -17,7 +17,8 @@ The yardstick is the hardware's arithmetic rate: the model FLOPs a pair costs, c
 config (2 x the parameters a token passes through x its real tokens, attention's 4 x length^2 x
 hidden per layer, the LM head at the mask), times pairs/s, against the peak of a large matrix
 product measured in the same run in the engine's precision (and, on a GPU, the datasheet's dense
-float16/bfloat16 figure, the same for both). A sweep
+float16/bfloat16 figure, the same for both); and the share of that peak the FLOPs the engine
+runs reach (its last layer runs at the mask only, so it computes less than the model FLOPs). A sweep
 over batch limits (``--sweep``) prints each setting's rate and the padding its length-sorted
 batches waste; ``--compile`` times the engine with ``torch.compile`` of the encoder beside it.
 """
@@ -96,16 +97,24 @@ def reference(model, tokenizer, texts, gold, candidate_ids, device, batch_size=3
 DATASHEET_BF16_TFLOPS = {"H100 SXM": 989.4, "H100 PCIe": 756.0, "H200": 989.4, "A100": 312.0}
 
 
-def flops_per_pair(config, lengths: np.ndarray) -> np.ndarray:
+def flops_per_pair(config, lengths: np.ndarray, final_layer_at_mask: bool = False) -> np.ndarray:
     """Model FLOPs of each pair: 2 x the weights each real token passes through (attention's four
     hidden x hidden projections and the feed-forward's two hidden x intermediate ones, in every
     layer), attention's scores and weighted sum (4 x length x hidden per token and layer), and the
-    LM head at the mask (its hidden x hidden transform and hidden x vocabulary decoder)."""
+    LM head at the mask (its hidden x hidden transform and hidden x vocabulary decoder).
+
+    ``final_layer_at_mask``: the FLOPs the engine runs, whose last layer computes keys and values
+    at every token and the rest at the mask only (scoring/final_layer.py)."""
     hidden, layers = config.hidden_size, config.num_hidden_layers
-    per_token = 2 * layers * (4 * hidden * hidden + 2 * hidden * config.intermediate_size)
-    attention = 4 * layers * hidden * lengths.astype(np.float64) ** 2
+    lengths = lengths.astype(np.float64)
+    layer = 2 * (4 * hidden * hidden + 2 * hidden * config.intermediate_size)
+    attention = 4 * layers * hidden * lengths**2
     head = 2 * (hidden * hidden + hidden * config.vocab_size)
-    return per_token * lengths + attention + head
+    flops = layers * layer * lengths + attention + head
+    if final_layer_at_mask:
+        others = lengths - 1  # positions where the last layer runs only its key and value projections
+        flops -= others * (layer - 2 * 2 * hidden * hidden) + 4 * hidden * (lengths**2 - lengths)
+    return flops
 
 
 def measured_peak(device, dtype, size: int = 4096, repeats: int = 5) -> float:
@@ -194,6 +203,7 @@ def main() -> None:
 
     lengths = np.asarray(lengths, dtype=np.int64)
     flops = flops_per_pair(model.config, lengths)
+    flops_run = flops_per_pair(model.config, lengths, final_layer_at_mask=scorer.final_layer is not None)
     peak_dtype = dtype
     peak = measured_peak(device, peak_dtype, size=2048 if device.type == "cpu" else 8192)
     sweep = []
@@ -252,6 +262,9 @@ def main() -> None:
         "measured_peak_tflops": peak / 1e12,
         "peak_dtype": str(peak_dtype).replace("torch.", ""),
         "engine_fraction_of_peak": flops.sum() / engine_time / peak,
+        # what the engine computes (the last layer at the mask): the hardware's share in use
+        "engine_flops_run_per_pair": float(flops_run.mean()),
+        "engine_run_fraction_of_peak": flops_run.sum() / engine_time / peak,
         "datasheet_bf16_tflops": DATASHEET_BF16_TFLOPS,
         "padding_waste": padding_waste(
             lengths, scorer.settings.batch_size, scorer.settings.max_tokens, settings.max_padding
@@ -280,6 +293,10 @@ def main() -> None:
         f"{result['measured_peak_tflops']:.3f} TFLOP/s: the engine at {result['engine_fraction_of_peak']:.1%} of it"
         + ("" if device.type == "cpu" else f" (datasheet, dense float16/bfloat16: {DATASHEET_BF16_TFLOPS})")
         + f"; padding {result['padding_waste']:.1%} of the real tokens"
+    )
+    print(
+        f"computed by the engine (the last layer at the mask only): {result['engine_flops_run_per_pair'] / 1e9:.2f} "
+        f"GFLOP a pair, {result['engine_run_fraction_of_peak']:.1%} of the measured peak"
     )
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")

@@ -214,6 +214,39 @@ def test_masked_candidates_at_the_second_of_two_masks(tiny_bert, wordpiece_token
         MaskedLM(tiny_bert, wordpiece_tokenizer, SMALL_BATCHES).candidate_logprobs(texts, candidates)
 
 
+@pytest.mark.parametrize("index", range(5), ids=["bert", "distilbert", "albert", "electra", "roberta"])
+def test_the_last_layers_feed_forward_runs_at_the_read_positions_only(tiny_models, index):
+    """Where the family is known, the last layer's feed-forward sees one row per sequence (the
+    earlier layers' every token), the scores staying the full forward's (the reference tests
+    here); the layer is put back afterwards, also when the forward fails. ALBERT, whose layers
+    are one shared module, runs its last layer everywhere."""
+    name, model, tokenizer = tiny_models[index]
+    scorer = MaskedLM(model, tokenizer, SMALL_BATCHES)
+    if name == "albert":
+        assert scorer.final_layer is None
+        return
+    layers = scorer.final_layer.layers
+    last, first = layers[-1], layers[0]
+    feed_forward = (lambda layer: layer.ffn.lin1) if name == "distilbert" else (lambda layer: layer.intermediate.dense)
+    rows = {"first": [], "last": []}
+    hooks = [
+        feed_forward(layer).register_forward_hook(lambda m, args, out, key=key: rows[key].append(args[0].shape[:-1]))
+        for layer, key in ((first, "first"), (last, "last"))
+    ]
+    sequences = [tokenizer(f"{p} {tokenizer.mask_token} .")["input_ids"] for p, _ in PAIRS[:3]]
+    positions = np.array([s.index(tokenizer.mask_token_id) for s in sequences])
+    states = scorer.hidden_at(sequences, positions)
+    for hook in hooks:
+        hook.remove()
+    assert states.shape[0] == 3
+    assert [tuple(r) for r in rows["last"]] == [(3,)]
+    assert [tuple(r) for r in rows["first"]] == [(3, max(map(len, sequences)))]
+    assert layers[-1] is last
+    with pytest.raises(IndexError):
+        scorer.hidden_at(sequences, positions + 100)
+    assert layers[-1] is last
+
+
 @pytest.mark.parametrize("within_word_l2r", [False, True], ids=["original", "within_word_l2r"])
 @pytest.mark.parametrize("side", SIDES)
 @pytest.mark.parametrize("index", [0, 4], ids=["bert", "roberta"])

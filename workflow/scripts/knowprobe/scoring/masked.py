@@ -21,6 +21,7 @@ import numpy as np
 import torch
 
 from ..io import KnowprobeError
+from .final_layer import final_layer, final_layer_at
 from .runtime import (
     CandidateScores,
     ModelRunner,
@@ -81,13 +82,17 @@ class MaskedLM(ModelRunner):
         self.head = float32_head(mask_head(model))
         if self.head is None:
             log.warning("%s: no known LM head; computing logits at every position", type(model).__name__)
+        # the head reads one position per sequence, so the last layer runs there only (None: everywhere)
+        self.final_layer = final_layer(model)
 
     @torch.inference_mode()
     def hidden_at(self, sequences: list[list[int]], positions: np.ndarray) -> torch.Tensor:
         """The final hidden state (before the LM head) at one position of each sequence."""
         batch = self.pad(sequences)
         rows = torch.arange(len(sequences), device=self.device)
-        return self.hidden_states(batch)[rows, self.to_device(batch.starts + positions)]
+        at = self.to_device(batch.starts + positions)
+        with final_layer_at(self.final_layer, rows, at):
+            return self.hidden_states(batch)[rows, at]
 
     @torch.inference_mode()
     def logits_at(self, sequences: list[list[int]], positions: np.ndarray) -> torch.Tensor:
