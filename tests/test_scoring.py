@@ -537,6 +537,42 @@ def test_batches_pad_at_most_max_padding_of_their_real_tokens():
     assert len(batches) < 20  # batches of one or two lengths, not one input each
 
 
+@pytest.mark.parametrize("scores", ["mask", "pll", "packed", "padded"])
+def test_results_are_read_back_once_however_many_batches(
+    tiny_bert, wordpiece_tokenizer, tiny_causal_models, scores, monkeypatch
+):
+    """The scoring loop never waits for the device: the tensors read back (``cpu``, ``item``,
+    ``tolist``) are as many with one input a batch as with all in one batch."""
+    reads = []
+    for name in ("cpu", "item", "tolist"):
+        original = getattr(torch.Tensor, name)
+        monkeypatch.setattr(
+            torch.Tensor, name, lambda self, *a, _o=original, _n=name, **k: reads.append(_n) or _o(self, *a, **k)
+        )
+
+    def read_backs(batch_size: int) -> int:
+        settings = ScoringSettings(device="cpu", dtype="float32", batch_size=batch_size, max_length=64)
+        prefixes, continuations = map(list, zip(*PAIRS))
+        if scores in ("mask", "pll"):
+            scorer = MaskedLM(tiny_bert, wordpiece_tokenizer, settings)
+        else:
+            _, model, tokenizer = tiny_causal_models[0]
+            scorer = CausalLM(model, tokenizer, settings)
+            if scores == "packed":
+                monkeypatch.setattr(causal, "PACK_WIDTH", 16)  # several rows
+            else:
+                monkeypatch.setattr(scorer, "packing_width", lambda longest: None)
+        reads.clear()
+        if scores == "mask":
+            texts = [f"{p} {wordpiece_tokenizer.mask_token} ." for p in prefixes]
+            scorer.candidate_logprobs(texts, word_ids(wordpiece_tokenizer, CANDIDATE_WORDS), top_k=3)
+        else:
+            scorer.conditional_logprob(prefixes, continuations)
+        return len(reads)
+
+    assert read_backs(1) == read_backs(64) <= 4
+
+
 @pytest.mark.parametrize("kind, packed", [("masked", False), ("causal", True), ("causal", False)])
 def test_out_of_memory_halves_the_batch_and_goes_on(
     tiny_bert, wordpiece_tokenizer, tiny_causal_models, kind, packed, monkeypatch, caplog

@@ -163,7 +163,7 @@ class CausalLM(ModelRunner):
     def padded_logprobs(self, ids: list[list[int]], scored: list[int]) -> np.ndarray:
         """Each text's log-prob of its tokens from ``scored[i]`` on, every text run whole in
         padded, length-sorted batches."""
-        totals = np.zeros(len(ids), dtype=np.float64)
+        totals = torch.zeros(len(ids), dtype=torch.float64, device=self.device)  # read back once, at the end
 
         def score(index: np.ndarray) -> None:
             sequences = [ids[i] for i in index]
@@ -173,16 +173,16 @@ class CausalLM(ModelRunner):
             logits = self.logits_at(sequences, rows, targets - 1)
             tokens = self.to_device(np.array([sequences[r][t] for r, t in zip(rows, targets)], dtype=np.int64))
             logprobs = torch.log_softmax(logits.float(), dim=-1).gather(1, tokens[:, None])[:, 0]
-            np.add.at(totals, index[rows], logprobs.cpu().numpy().astype(np.float64))
+            totals.index_add_(0, self.to_device(index[rows]), logprobs.double())
 
         lengths = np.fromiter((len(sequence) for sequence in ids), dtype=np.int64, count=len(ids))
         run_batches(lengths, score, self.settings, desc="continuation")
-        return totals
+        return totals.cpu().numpy()
 
     def packed_logprobs(self, tree: TreeRows) -> np.ndarray:
         """The texts' log-probs from their tokens laid out by ``prefix_tree_rows``; the LM head
         runs once at each state a read needs."""
-        totals = np.zeros(tree.texts, dtype=np.float64)
+        totals = torch.zeros(tree.texts, dtype=torch.float64, device=self.device)  # read back once, at the end
         n_rows, width = tree.tokens.shape
         row, column, target, text = tree.reads.T
 
@@ -194,7 +194,7 @@ class CausalLM(ModelRunner):
             where, inverse = np.unique(rows * width + column[items], return_inverse=True)
             logprobs = torch.log_softmax(self.head(states.flatten(0, 1)[self.to_device(where)]).float(), dim=-1)
             values = logprobs[self.to_device(inverse), self.to_device(target[items])]
-            np.add.at(totals, text[items], values.cpu().numpy().astype(np.float64))
+            totals.index_add_(0, self.to_device(text[items]), values.double())
 
         log.info(
             "%d texts packed into %d rows of %d tokens: %d tokens placed, %.1f%% of the rows' positions padding",
@@ -205,7 +205,7 @@ class CausalLM(ModelRunner):
             100 * (1 - tree.used.sum() / max(tree.tokens.size, 1)),
         )
         run_batches(np.full(n_rows, width), score, self.settings, desc="continuation (packed rows)", unit="row")
-        return totals
+        return totals.cpu().numpy()
 
     def candidate_logprobs(self, prefixes: list[str], candidate_ids, targets=None, top_k: int = 1) -> CandidateScores:
         """The next token after each prefix: log-probs of the target tokens (one id per prefix,

@@ -126,12 +126,12 @@ class MaskedLM(ModelRunner):
 
         def score(index: np.ndarray) -> None:
             logits = self.logits_at([sequences[i] for i in index], positions[index])
-            summed = torch.softmax(logits, dim=-1).sum(dim=0).double().cpu()
+            summed = torch.softmax(logits, dim=-1).sum(dim=0).double()  # on the device until the end
             total["sum"] = total["sum"] + summed if "sum" in total else summed
 
         lengths = np.fromiter((len(s) for s in sequences), dtype=np.int64, count=len(sequences))
         run_batches(lengths, score, self.settings, desc="mask-predict")
-        return (total["sum"] / len(sequences)).numpy()
+        return (total["sum"] / len(sequences)).cpu().numpy()
 
     def phrase_tokens(self, texts: list[str]) -> list[tuple[list[int], list[int]]]:
         encoding = self.tokenizer(list(texts), add_special_tokens=True)
@@ -312,15 +312,16 @@ class MaskedLM(ModelRunner):
                 targets.append((p, ids[p]))
         positions = np.array([p for p, _ in targets], dtype=np.int64)
         tokens = np.array([token for _, token in targets], dtype=np.int64)
-        token_logprobs = np.empty(len(sequences), dtype=np.float32)
+        # kept on the device and read back once: the loop never waits for a batch to finish
+        token_logprobs = torch.empty(len(sequences), dtype=torch.float32, device=self.device)
 
         def score(index: np.ndarray) -> None:
             logits = self.logits_at([sequences[i] for i in index], positions[index])
             logprobs = torch.log_softmax(logits.float(), dim=-1)
-            token_logprobs[index] = logprobs.gather(1, self.to_device(tokens[index])[:, None])[:, 0].cpu().numpy()
+            token_logprobs[self.to_device(index)] = logprobs.gather(1, self.to_device(tokens[index])[:, None])[:, 0]
 
         lengths = np.fromiter((len(s) for s in sequences), dtype=np.int64, count=len(sequences))
         run_batches(lengths, score, self.settings, desc="pll")
         totals = np.zeros(len(texts), dtype=np.float64)
-        np.add.at(totals, np.asarray(examples, dtype=np.int64), token_logprobs.astype(np.float64))
+        np.add.at(totals, np.asarray(examples, dtype=np.int64), token_logprobs.cpu().numpy().astype(np.float64))
         return self.finite(totals, "pseudo-log-likelihoods")
