@@ -216,18 +216,17 @@ def test_masked_candidates_at_the_second_of_two_masks(tiny_bert, wordpiece_token
 
 @pytest.mark.parametrize("index", range(5), ids=["bert", "distilbert", "albert", "electra", "roberta"])
 def test_the_last_layers_feed_forward_runs_at_the_read_positions_only(tiny_models, index):
-    """Where the family is known, the last layer's feed-forward sees one row per sequence (the
-    earlier layers' every token), the scores staying the full forward's (the reference tests
-    here); the layer is put back afterwards, also when the forward fails. ALBERT, whose layers
-    are one shared module, runs its last layer everywhere."""
+    """The last layer's feed-forward sees one row per sequence, the first layer's every token
+    (ALBERT's one shared layer: every token in each run but the last); the scores stay the full
+    forward's (the reference tests here), and the layer is put back afterwards, also when the
+    forward fails."""
     name, model, tokenizer = tiny_models[index]
     scorer = MaskedLM(model, tokenizer, SMALL_BATCHES)
-    if name == "albert":
-        assert scorer.final_layer is None
-        return
     layers = scorer.final_layer.layers
     last, first = layers[-1], layers[0]
-    feed_forward = (lambda layer: layer.ffn.lin1) if name == "distilbert" else (lambda layer: layer.intermediate.dense)
+    feed_forward = {"distilbert": lambda layer: layer.ffn.lin1, "albert": lambda layer: layer.ffn}.get(
+        name, lambda layer: layer.intermediate.dense
+    )
     rows = {"first": [], "last": []}
     hooks = [
         feed_forward(layer).register_forward_hook(lambda m, args, out, key=key: rows[key].append(args[0].shape[:-1]))
@@ -239,12 +238,47 @@ def test_the_last_layers_feed_forward_runs_at_the_read_positions_only(tiny_model
     for hook in hooks:
         hook.remove()
     assert states.shape[0] == 3
-    assert [tuple(r) for r in rows["last"]] == [(3,)]
-    assert [tuple(r) for r in rows["first"]] == [(3, max(map(len, sequences)))]
+    every_token = (3, max(map(len, sequences)))
+    runs = model.config.num_hidden_layers if name == "albert" else 1  # ALBERT: one group, one layer in it
+    assert scorer.final_layer.runs == runs
+    assert [tuple(r) for r in rows["last"]] == [every_token] * (runs - 1) + [(3,)]
+    if name != "albert":
+        assert [tuple(r) for r in rows["first"]] == [every_token]
     assert layers[-1] is last
     with pytest.raises(IndexError):
         scorer.hidden_at(sequences, positions + 100)
     assert layers[-1] is last
+
+
+@pytest.mark.parametrize("groups", [(3, 1, 1), (4, 2, 2), (6, 3, 1)], ids=["one group", "2x2", "3 groups"])
+def test_albert_layer_groups_compute_their_last_run_at_the_read_positions(wordpiece_tokenizer, groups):
+    """ALBERT's layers are shared within groups (and a group may hold several): whatever the
+    layout, the states read are the full forward's."""
+    from transformers import AlbertConfig, AlbertForMaskedLM
+
+    layers, hidden_groups, inner = groups
+    torch.manual_seed(5)
+    config = AlbertConfig(
+        vocab_size=len(wordpiece_tokenizer),
+        embedding_size=16,
+        hidden_size=32,
+        num_attention_heads=4,
+        intermediate_size=64,
+        num_hidden_layers=layers,
+        num_hidden_groups=hidden_groups,
+        inner_group_num=inner,
+        max_position_embeddings=64,
+    )
+    model = AlbertForMaskedLM(config).eval()
+    scorer = MaskedLM(model, wordpiece_tokenizer, SMALL_BATCHES, padding_side="right")
+    assert scorer.final_layer.runs == layers // hidden_groups
+    sequences = [wordpiece_tokenizer(f"{p} {wordpiece_tokenizer.mask_token} .")["input_ids"] for p, _ in PAIRS]
+    positions = np.array([s.index(wordpiece_tokenizer.mask_token_id) for s in sequences])
+    states = scorer.hidden_at(sequences, positions)
+    for row, (ids, position) in enumerate(zip(sequences, positions)):
+        with torch.inference_mode():
+            full = model.base_model(input_ids=torch.tensor([ids]))[0][0, position]
+        torch.testing.assert_close(states[row], full, atol=1e-5, rtol=0)
 
 
 @pytest.mark.parametrize("within_word_l2r", [False, True], ids=["original", "within_word_l2r"])

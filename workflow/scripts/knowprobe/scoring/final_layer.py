@@ -9,8 +9,9 @@ at the other L - 1 positions. With L = 12 that is 6% of BERT-base's encoder (12 
 BERT-large's (24) and 13% of a 6-layer model's. The result is the full forward's at the read
 positions (to float rounding: the products run over other shapes).
 
-Known for the families whose layers are BERT's (BERT, RoBERTa, XLM-R, CamemBERT, ELECTRA) and
-DistilBERT's; other models (ALBERT, whose layers share one module) run their full last layer.
+Known for the families whose layers are BERT's (BERT, RoBERTa, XLM-R, CamemBERT, ELECTRA),
+DistilBERT's and ALBERT's (whose layers are one module run again and again: its last run is the
+one computed at the read positions); other models run their full last layer.
 """
 
 from __future__ import annotations
@@ -26,15 +27,19 @@ import torch.nn.functional as F
 # output) or DistilBERT's (attention, sa_layer_norm, ffn, output_layer_norm)
 BERT_LAYERS = {"BertModel", "RobertaModel", "XLMRobertaModel", "CamembertModel", "ElectraModel"}
 DISTILBERT_LAYERS = {"DistilBertModel"}
+ALBERT_LAYERS = {"AlbertModel"}
 
 
 @dataclass
 class FinalLayer:
     """Where a model keeps its encoder layers, and its last layer's output at given positions:
-    ``at_positions(hidden, attention_mask, rows, at) -> [rows, hidden size]``."""
+    ``at_positions(hidden, attention_mask, rows, at) -> [rows, hidden size]``. ``runs``: how many
+    times a forward calls the module ``layers[-1]`` (ALBERT's shared layer: once per layer of its
+    group), the last of them being the last layer."""
 
     layers: torch.nn.ModuleList
     at_positions: Callable[[torch.Tensor, torch.Tensor | None, torch.Tensor, torch.Tensor], torch.Tensor]
+    runs: int = 1
 
 
 def attend_at(attention, query, key, value, hidden, mask, rows, at) -> torch.Tensor:
@@ -72,6 +77,23 @@ def distilbert_at(layer) -> Callable:
     return at_positions
 
 
+def albert_at(layer) -> Callable:
+    attention = layer.attention
+
+    def at_positions(hidden, mask, rows, at):
+        attended = attend_at(attention, attention.query, attention.key, attention.value, hidden, mask, rows, at)
+        attended = attention.LayerNorm(hidden[rows, at] + attention.dense(attended))
+        return layer.full_layer_layer_norm(layer.ff_chunk(attended) + attended)
+
+    return at_positions
+
+
+def albert_runs(config) -> int:
+    """How many of ALBERT's layers its last group computes (AlbertTransformer's group index)."""
+    layers, groups = config.num_hidden_layers, config.num_hidden_groups
+    return sum(int(i / (layers / groups)) == groups - 1 for i in range(layers))
+
+
 def final_layer(model) -> FinalLayer | None:
     """The model's last layer as a FinalLayer, or None where its family is not known (or a
     decoder, or with relative positions, which this attention does not add)."""
@@ -86,18 +108,27 @@ def final_layer(model) -> FinalLayer | None:
     if name in DISTILBERT_LAYERS:
         layers = base.transformer.layer
         return FinalLayer(layers, distilbert_at(layers[-1]))
+    if name in ALBERT_LAYERS:
+        layers = base.encoder.albert_layer_groups[-1].albert_layers
+        return FinalLayer(layers, albert_at(layers[-1]), runs=albert_runs(config))
     return None
 
 
 class AtPositions(torch.nn.Module):
     """Stands in for the last layer during one forward: its output at ``at`` of each row, the
-    other positions keeping the previous layer's states (which no head reads)."""
+    other positions keeping the previous layer's states (which no head reads). Where the module
+    runs several times (ALBERT), the runs before the last are the module's own."""
 
     def __init__(self, original: torch.nn.Module, final: FinalLayer, rows: torch.Tensor, at: torch.Tensor):
         super().__init__()
         self.original, self.final, self.rows, self.at = original, final, rows, at
+        self.runs = 0
 
     def forward(self, hidden_states, attention_mask=None, *args, **kwargs):
+        if self.final.runs > 1:
+            self.runs += 1
+            if self.runs < self.final.runs:
+                return self.original(hidden_states, attention_mask, *args, **kwargs)
         out = self.final.at_positions(hidden_states, attention_mask, self.rows, self.at)
         return hidden_states.index_put((self.rows, self.at), out)
 
