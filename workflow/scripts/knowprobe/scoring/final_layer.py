@@ -51,6 +51,7 @@ def attend_at(attention, query, key, value, hidden, mask, rows, at) -> torch.Ten
     k = key(hidden).view(*hidden.shape[:2], -1, size).transpose(1, 2)
     v = value(hidden).view(*hidden.shape[:2], -1, size).transpose(1, 2)
     if mask is not None and mask.shape[2] != 1:
+        mask = mask.expand(len(rows), -1, -1, -1)  # a mask shared by the batch may come as [1, 1, L, L]
         mask = mask[rows, :, at][:, :, None, :]  # the query row's mask: [rows, 1, 1, L]
     out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=getattr(attention, "scaling", size**-0.5))
     return out.reshape(len(rows), -1)
