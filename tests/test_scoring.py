@@ -696,6 +696,21 @@ def test_auto_batch_limits_are_the_devices_measured_best(tiny_bert, wordpiece_to
     assert (scorer.settings.batch_size, scorer.settings.max_tokens) == (128, 16_384)
 
 
+def test_a_float32_model_loaded_after_a_tf32_one_on_a_gpu_computes_in_float32(tiny_bert):
+    """On CUDA, TF32 is a process-wide mode: a float32 load after a tf32 one (COMPS's recheck)
+    sets it back to full float32 products. (torch keeps the mode on a CPU build too.)"""
+    from knowprobe.devices import use_precision
+
+    before = torch.get_float32_matmul_precision()
+    try:
+        use_precision(tiny_bert, "tf32", torch.device("cuda"))
+        assert torch.get_float32_matmul_precision() == "high"
+        use_precision(tiny_bert, "float32", torch.device("cuda"))
+        assert torch.get_float32_matmul_precision() == "highest"
+    finally:
+        torch.set_float32_matmul_precision(before)
+
+
 def test_tf32_reads_ten_mantissa_bits_of_each_product_operand_and_nothing_else():
     """TF32 on the CPU: the operands of a matrix product lose their last 13 mantissa bits, the
     bias and what lies outside the model's modules do not; an error inside leaves no mode on."""

@@ -86,12 +86,12 @@ def use_precision(model: torch.nn.Module, name: str, device: torch.device) -> No
     matrix products read float32 operands as TF32 (10 mantissa bits) and accumulate in float32.
     On CUDA that is torch's TF32 mode (for the whole process, a job's own); on the CPU, which
     has no such products, it is emulated (``emulate_tf32``), so that what TF32 does to the
-    answers can be measured without a GPU, at no gain in speed."""
-    if name != "tf32":
-        return
+    answers can be measured without a GPU, at no gain in speed. Any other precision sets torch's
+    mode back to full float32 products: a job that loads a TF32 model and then a float32 one (COMPS's
+    float32 recheck) must not leave the second in TF32."""
     if device.type == "cuda":
-        torch.set_float32_matmul_precision("high")  # TF32 for float32 matrix products
-    else:
+        torch.set_float32_matmul_precision("high" if name == "tf32" else "highest")
+    elif name == "tf32":
         emulate_tf32(model)
 
 
