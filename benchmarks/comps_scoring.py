@@ -22,12 +22,18 @@ once, timed also without sharing). Each side runs once untimed first (CUDA's sta
 choice), then ``--repeats`` rounds in which each side runs once in turn; each side's best run
 counts. The script prints pairs per second of each, the ratios, and the largest difference
 between their scores.
+
+``--precision float16`` (or ``bfloat16``, ``tf32``, ``auto``: the device's default) times as well
+what a COMPS job does below float32: knowprobe in that precision, then the float32 recheck of the
+pairs near a tie (``comps.scoring.recheck``'s defaults), both passes timed, against minicons in
+float32; it prints the decisions equal to minicons' and each subset's accuracy beside minicons'.
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
+import dataclasses
 import functools
 import sys
 import time
@@ -44,6 +50,7 @@ from _models import BERT_BASE_CASED_VOCAB, random_bert  # noqa: E402
 
 from knowprobe import demo_model  # noqa: E402
 from knowprobe.comps import builder, norms, probe, vectors, wordnet  # noqa: E402
+from knowprobe.devices import resolve_dtype, use_precision  # noqa: E402
 from knowprobe.scoring import CausalLM, MaskedLM, ScoringSettings  # noqa: E402
 
 DEMO = ROOT / "resources" / "demo" / "comps"
@@ -268,6 +275,12 @@ def main() -> None:
         default=defaults.max_tokens,
         help="knowprobe's scoring.max_tokens (auto: the device's)",
     )
+    parser.add_argument(
+        "--precision",
+        choices=["auto", "float16", "bfloat16", "tf32"],
+        default=None,
+        help="also time knowprobe in this precision with COMPS's float32 recheck (auto: the device's default)",
+    )
     args = parser.parse_args()
     frame = stimuli(args.pairs, args.norms, args.wordnet, args.glove)
     texts = list(frame["prefix_acceptable"] + " " + frame["property_phrase"]) + list(frame["prefix_unacceptable"])
@@ -307,6 +320,11 @@ def main() -> None:
             everywhere = copy.copy(scorer)
             everywhere.final_layer = None
             sides["knowprobe, last layer everywhere"] = functools.partial(with_knowprobe, everywhere, frame)
+        below = None
+        if args.precision:
+            below = below_float32(model, tokenizer, kind, args.precision, scorer, frame)
+            if below is not None:
+                sides[f"knowprobe, {below.name} + float32 recheck"] = below
         if not args.no_minicons:
             sides["minicons"] = functools.partial(
                 with_minicons, kind, model, tokenizer, frame, args.minicons_batch, args.device
@@ -316,10 +334,20 @@ def main() -> None:
         with_knowprobe(scorer, warm)
         if not args.no_minicons:
             with_minicons(kind, model, tokenizer, warm, args.minicons_batch, args.device)
+        if below is not None:
+            with_knowprobe(below.scorer, warm)
         timed = best_of(sides, args.repeats, args.device)
         ours, our_scores = timed["knowprobe"]
+        if below is not None:
+            print(below.report.describe())
+            if "minicons" in timed:
+                seconds, scores = timed[f"knowprobe, {below.name} + float32 recheck"]
+                print(
+                    f"knowprobe in {below.name} with the float32 recheck: {timed['minicons'][0] / seconds:.2f}x "
+                    f"minicons in float32; " + agreement(frame, scores, timed["minicons"][1])
+                )
         for name, (seconds, scores) in timed.items():
-            line = f"{kind:6s}  {name:31s} {len(frame) / seconds:8.1f} pairs/s ({seconds:.2f} s)"
+            line = f"{kind:6s}  {name:38s} {len(frame) / seconds:8.1f} pairs/s ({seconds:.2f} s)"
             if name != "knowprobe":
                 difference = np.abs(our_scores - scores).max()
                 line += f"   knowprobe is {seconds / ours:.2f}x faster   max |difference| {difference:.1e}"
@@ -333,6 +361,63 @@ def main() -> None:
                             f"{bound['ratio_prefixes']:.2f}x with each text's prefix alone shared)"
                         )
             print(line)
+
+
+# comps.scoring.recheck's defaults (workflow/schemas/comps.schema.yaml)
+RECHECK_SAMPLE, RECHECK_FACTOR = 0.02, 4
+
+
+class BelowFloat32:
+    """knowprobe as a COMPS job scores below float32: the pairs in ``name``'s precision (a copy of
+    the model), then those near a tie again with the float32 scorer (``probe.recheck``)."""
+
+    def __init__(self, name: str, scorer, exact, frame: pd.DataFrame):
+        self.name, self.scorer, self.exact, self.frame = name, scorer, exact, frame
+        self.report = None
+
+    def __call__(self) -> np.ndarray:
+        # on a GPU TF32 is torch's process-wide mode: on for the first pass only (minicons and the
+        # recheck compute in float32)
+        gpu_tf32 = self.name == "tf32" and self.scorer.device.type == "cuda"
+        if gpu_tf32:
+            torch.set_float32_matmul_precision("high")
+        try:
+            scores = probe.score(self.scorer, self.scorer.kind, self.frame)
+        finally:
+            if gpu_tf32:
+                torch.set_float32_matmul_precision("highest")
+        scores, self.report = probe.recheck(scores, self.rescore, RECHECK_SAMPLE, RECHECK_FACTOR)
+        return scores[["acceptable_score", "unacceptable_score"]].to_numpy()
+
+    def rescore(self, rows: np.ndarray) -> pd.DataFrame:
+        return probe.score(self.exact, self.exact.kind, self.frame.iloc[rows])
+
+
+def below_float32(model, tokenizer, kind: str, precision: str, exact, frame: pd.DataFrame) -> BelowFloat32 | None:
+    """The below-float32 side for ``precision`` (None, said, where that is float32 on this device)."""
+    device = exact.device
+    dtype = resolve_dtype(precision, device, torch.float32)  # the random model is a float32 checkpoint
+    if dtype == torch.float32 and precision != "tf32":
+        print(f"--precision {precision} is float32 on {device}: nothing below float32 to time")
+        return None
+    copied = copy.deepcopy(model).to(dtype)
+    if device.type == "cpu":
+        use_precision(copied, precision, device)  # TF32 emulated on this copy alone
+    settings = dataclasses.replace(exact.settings, dtype=precision)
+    scorer = (MaskedLM if kind == "masked" else CausalLM)(copied, tokenizer, settings, **start_option(kind))
+    name = "tf32" if precision == "tf32" else str(dtype).replace("torch.", "")
+    return BelowFloat32(name, scorer, exact, frame)
+
+
+def agreement(frame: pd.DataFrame, ours: np.ndarray, theirs: np.ndarray) -> str:
+    """The decisions (acceptable above unacceptable) two sides share, and each subset's accuracy."""
+    mine, yours = ours[:, 0] > ours[:, 1], theirs[:, 0] > theirs[:, 1]
+    subsets = frame["subset"].to_numpy()
+    moves = {s: 100 * (mine[subsets == s].mean() - yours[subsets == s].mean()) for s in sorted(set(subsets))}
+    return (
+        f"decisions equal to minicons' (float32): {np.mean(mine == yours):.2%}; subset accuracy minus minicons', "
+        f"points: " + ", ".join(f"{s} {m:+.2f}" for s, m in moves.items())
+    )
 
 
 def start_option(kind: str) -> dict:
