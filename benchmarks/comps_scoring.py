@@ -50,7 +50,7 @@ from _models import BERT_BASE_CASED_VOCAB, random_bert  # noqa: E402
 
 from knowprobe import demo_model  # noqa: E402
 from knowprobe.comps import builder, norms, probe, vectors, wordnet  # noqa: E402
-from knowprobe.devices import resolve_dtype, use_precision  # noqa: E402
+from knowprobe.devices import precision_name, resolve_dtype, use_precision  # noqa: E402
 from knowprobe.scoring import CausalLM, MaskedLM, ScoringSettings  # noqa: E402
 
 DEMO = ROOT / "resources" / "demo" / "comps"
@@ -378,14 +378,14 @@ class BelowFloat32:
     def __call__(self) -> np.ndarray:
         # on a GPU TF32 is torch's process-wide mode: on for the first pass only (minicons and the
         # recheck compute in float32)
-        gpu_tf32 = self.name == "tf32" and self.scorer.device.type == "cuda"
-        if gpu_tf32:
-            torch.set_float32_matmul_precision("high")
+        device = self.scorer.device
+        if device.type == "cuda":
+            use_precision(self.scorer.model, self.scorer.settings.dtype, device)
         try:
             scores = probe.score(self.scorer, self.scorer.kind, self.frame)
         finally:
-            if gpu_tf32:
-                torch.set_float32_matmul_precision("highest")
+            if device.type == "cuda":
+                use_precision(self.exact.model, "float32", device)
         scores, self.report = probe.recheck(scores, self.rescore, RECHECK_SAMPLE, RECHECK_FACTOR)
         return scores[["acceptable_score", "unacceptable_score"]].to_numpy()
 
@@ -405,8 +405,7 @@ def below_float32(model, tokenizer, kind: str, precision: str, exact, frame: pd.
         use_precision(copied, precision, device)  # TF32 emulated on this copy alone
     settings = dataclasses.replace(exact.settings, dtype=precision)
     scorer = (MaskedLM if kind == "masked" else CausalLM)(copied, tokenizer, settings, **start_option(kind))
-    name = "tf32" if precision == "tf32" else str(dtype).replace("torch.", "")
-    return BelowFloat32(name, scorer, exact, frame)
+    return BelowFloat32(precision_name(precision, dtype), scorer, exact, frame)
 
 
 def agreement(frame: pd.DataFrame, ours: np.ndarray, theirs: np.ndarray) -> str:

@@ -10,6 +10,7 @@ import torch
 
 from knowprobe import contracts, scoring
 from knowprobe.comps import probe
+from knowprobe.devices import precision_name
 from knowprobe.io import atomic_path, rule_logging
 
 with rule_logging(snakemake.log[0]) as log:
@@ -31,7 +32,7 @@ with rule_logging(snakemake.log[0]) as log:
     scores = score(scorer, slice(None))
     recheck = snakemake.params.recheck
     if probe.below_float32(scorer, settings) and recheck["factor"] > 0:
-        precision = "tf32" if settings.dtype == "tf32" else str(next(scorer.model.parameters()).dtype)[6:]
+        precision = precision_name(settings.dtype, next(scorer.model.parameters()).dtype)
         log.info("%s scored in %s; rescoring in float32 the pairs near a tie", model, precision)
         del scorer  # one copy of the weights on the device at a time
         gc.collect()

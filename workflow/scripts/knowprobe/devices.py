@@ -81,6 +81,12 @@ def resolve_dtype(name: str, device: torch.device, saved: torch.dtype | None = N
     return {"float32": torch.float32, "tf32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[name]
 
 
+def precision_name(name: str, dtype: torch.dtype) -> str:
+    """What a model scored in, for a log: ``tf32`` where ``scoring.dtype`` asked for it (float32
+    weights), else its weights' type ("float16", ...)."""
+    return "tf32" if name == "tf32" else str(dtype).removeprefix("torch.")
+
+
 def use_precision(model: torch.nn.Module, name: str, device: torch.device) -> None:
     """What ``scoring.dtype`` asks of a loaded model beyond its weights' type: for ``tf32`` the
     matrix products read float32 operands as TF32 (10 mantissa bits) and accumulate in float32.

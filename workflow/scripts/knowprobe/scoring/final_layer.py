@@ -123,12 +123,12 @@ class AtPositions(torch.nn.Module):
     def __init__(self, original: torch.nn.Module, final: FinalLayer, rows: torch.Tensor, at: torch.Tensor):
         super().__init__()
         self.original, self.final, self.rows, self.at = original, final, rows, at
-        self.runs = 0
+        self.runs_so_far = 0
 
     def forward(self, hidden_states, attention_mask=None, *args, **kwargs):
         if self.final.runs > 1:
-            self.runs += 1
-            if self.runs < self.final.runs:
+            self.runs_so_far += 1
+            if self.runs_so_far < self.final.runs:
                 return self.original(hidden_states, attention_mask, *args, **kwargs)
         out = self.final.at_positions(hidden_states, attention_mask, self.rows, self.at)
         return hidden_states.index_put((self.rows, self.at), out)
