@@ -4,6 +4,7 @@ the good ones kept."""
 import json
 import math
 
+import pandas as pd
 import pytest
 
 from knowprobe.comps import norms, released
@@ -117,7 +118,7 @@ def test_the_readmes_layout_one_wugs_dist_file_and_condition_is_read(tmp_path):
         dict(wug, id=1, distraction_type="far", property_phrase="can sing."),
         dict(wug, id=2, distraction_type="sideways"),
         dict(wug, id=3),
-        dict(wug, id=0, distraction_type="before"),
+        dict(wug, id=0, distraction_type="before", property_phrase="can swim."),
     ]
     (directory / "comps_wugs_dist.jsonl").write_text("".join(json.dumps(d) + "\n" for d in dist))
     stimuli, rejects = released.read_release(directory)
@@ -195,7 +196,7 @@ def test_byte_order_marks_crlf_invalid_utf8_repeated_pairs_and_extra_columns(tmp
     stimuli, rejects = released.read_release(directory)
     assert list(stimuli.loc[stimuli["subset"] == "base", "id"]) == [0, 1]  # the first line kept despite the BOM
     counted = {(r.file, r.reason): r.n for r in rejects.itertuples()}
-    assert counted == {("comps_base.jsonl", "duplicate_pair"): 1, ("comps_base.jsonl", "invalid_utf8"): 1}
+    assert counted == {("comps_base.jsonl", "duplicate_record"): 1, ("comps_base.jsonl", "invalid_utf8"): 1}
 
     (tmp_path / "concept_senses.csv").write_bytes(
         "\ufeffcategory,concept,sensekey,article\r\nbird,robin,robin%1:05:00::,a robin\r\n".encode()
@@ -208,3 +209,152 @@ def test_byte_order_marks_crlf_invalid_utf8_repeated_pairs_and_extra_columns(tmp
     assert list(world.concepts["concept"]) == ["robin"] and list(world.features["feature"]) == ["can fly"]
     counted = {(r.file, r.reason): r.n for r in world.rejects.itertuples()}
     assert counted == {("concept_senses.csv", "invalid_utf8"): 1, ("xcslb_compressed.csv", "extra_field"): 1}
+
+
+def demo_stimuli():
+    """The builder's output on the demo's norms, WordNet and vectors (resources/demo/comps)."""
+    from pathlib import Path
+
+    from knowprobe.comps import builder, vectors, wordnet
+
+    demo = Path(__file__).resolve().parents[2] / "resources/demo/comps"
+    world = norms.read_norms(demo)
+    taxonomy = wordnet.read_taxonomy(demo / "wordnet")
+    found = vectors.concept_vectors(demo / "glove.demo.6d.txt", None, world.concepts["concept"])
+    concepts = builder.concept_table(world, taxonomy, found, "animal%1:03:00::")
+    similarity = builder.similarity_table(world, concepts, taxonomy, found)
+    pairs, _ = builder.draw_pairs(world.features, similarity, positives=10, seed=0)
+    return builder.stimuli(pairs, concepts, ["wug", "dax", "blicket", "fep"], seed=0)
+
+
+def released_record(row) -> dict:
+    """A stimulus as the authors' files write it."""
+    record = {key: getattr(row, key) for key in ("id", *released.TEXT_FIELDS, "negative_sample_type")}
+    record["similarity"] = None if math.isnan(row.similarity) else row.similarity
+    if row.subset != "base":
+        record["nonsense_words"] = row.nonce_words.split()
+        record["distraction_type"] = {"wugs": "base", "wugs_dist_before": "before"}.get(row.subset, "in-between")
+    return record
+
+
+def write_as_released(stimuli, directory, readme_layout: bool = False) -> None:
+    directory.mkdir()
+    files = {"base": "comps_base.jsonl", "wugs": "comps_wugs.jsonl"}
+    if readme_layout:
+        files |= {"wugs_dist_before": "comps_wugs_dist.jsonl", "wugs_dist_in_between": "comps_wugs_dist.jsonl"}
+    else:
+        files |= released.SPLIT_DIST_FILES
+    for row in stimuli.itertuples(index=False):
+        with open(directory / files[row.subset], "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(released_record(row)) + "\n")
+
+
+@pytest.mark.parametrize("readme_layout", [False, True])
+def test_the_builders_pairs_written_as_released_read_back_count_for_count(tmp_path, readme_layout):
+    """Two negative kinds that choose the same concept give two pairs of the same texts (COMPS's
+    four pairs per positive): only a repeat of a whole record, kind included, is a duplicate
+    (before: the demo's 1,320 pairs read back as 1,216, 104 counted duplicate_pair)."""
+    built = demo_stimuli()
+    kinds = built.groupby(["subset", "prefix_acceptable", "prefix_unacceptable", "property_phrase"]).size()
+    assert (kinds > 1).sum() > 0  # the case: pairs whose texts repeat under another kind
+    write_as_released(built, tmp_path / "comps", readme_layout)
+    stimuli, rejects = released.read_release(tmp_path / "comps")
+    assert rejects.empty, rejects
+    columns = [c for c in released.STIMULUS_COLUMNS if c != "origin"]
+    key = ["subset", "id"]
+    pd.testing.assert_frame_equal(
+        stimuli[columns].sort_values(key).reset_index(drop=True),
+        built[columns].sort_values(key).reset_index(drop=True),
+        check_dtype=False,
+    )
+    for by in ("subset", "negative_sample_type"):
+        assert stimuli.groupby(by).size().to_dict() == built.groupby(by).size().to_dict()
+
+
+def test_a_whole_record_repeated_is_the_one_duplicate(tmp_path):
+    lines = [
+        GOOD,
+        dict(GOOD, id=1, negative_sample_type="overlap", similarity=0.5),  # same texts, another kind: kept
+        dict(GOOD, id=2),  # the first record again under another id
+    ]
+    write_release(tmp_path / "comps", [json.dumps(line) for line in lines])
+    stimuli, rejects = released.read_release(tmp_path / "comps")
+    assert list(stimuli.loc[stimuli["subset"] == "base", "negative_sample_type"]) == ["taxonomic", "overlap"]
+    assert {(r.file, r.reason): r.n for r in rejects.itertuples()} == {("comps_base.jsonl", "duplicate_record"): 1}
+
+
+def test_empty_unreadable_or_compressed_release_files_are_one_error_naming_the_file(tmp_path):
+    """Before: four empty files gave four tracebacks from the tokenizer (IndexError) in the
+    probes, one empty subset file vanished from every table, and a gzip file under a .jsonl name
+    was 28 invalid_utf8 lines."""
+    import gzip
+
+    directory = tmp_path / "comps"
+    write_release(directory, [json.dumps(GOOD)])
+    for name in released.release_files(directory):
+        (directory / name).write_text("")
+    with pytest.raises(KnowprobeError, match=r"comps_base.jsonl: no pairs \(an empty file\)"):
+        released.read_release(directory)
+    write_release(directory, [json.dumps(GOOD)])
+    (directory / "comps_wugs_dist-in-between.jsonl").write_text("\n\n")
+    with pytest.raises(KnowprobeError, match=r"comps_wugs_dist-in-between.jsonl: no pairs \(an empty file\)"):
+        released.read_release(directory)
+    (directory / "comps_wugs_dist-in-between.jsonl").write_bytes(b"{not json\n\xff\xfe\n")
+    with pytest.raises(
+        KnowprobeError,
+        match=r"comps_wugs_dist-in-between.jsonl: no pairs \(2 lines left out: invalid_json 1, invalid_utf8 1\)",
+    ):
+        released.read_release(directory)
+    (directory / "comps_wugs.jsonl").write_bytes(gzip.compress((json.dumps(GOOD) + "\n").encode() * 50))
+    with pytest.raises(KnowprobeError, match=r"comps_wugs.jsonl: gzip-compressed data under a text file's name"):
+        released.read_release(directory)
+    (tmp_path / "unreadable.jsonl").mkdir()  # what open() refuses, whoever runs the tests
+    with pytest.raises(KnowprobeError, match=r"unreadable.jsonl: cannot be read \(Is a directory\)"):
+        released.read_file(tmp_path / "unreadable.jsonl", "base")
+
+
+def test_a_readme_layout_subset_without_pairs_is_one_error(tmp_path):
+    directory = tmp_path / "comps"
+    write_release(directory, [json.dumps(GOOD)])
+    for name in released.SPLIT_DIST_FILES.values():
+        (directory / name).unlink()
+    wug = dict(GOOD, prefix_acceptable="A wug is a robin. Therefore, a wug", nonsense_words=["wug"])
+    (directory / "comps_wugs_dist.jsonl").write_text(json.dumps(dict(wug, distraction_type="before")) + "\n")
+    with pytest.raises(KnowprobeError, match=r"comps_wugs_dist.jsonl: no pairs of wugs_dist_in_between"):
+        released.read_release(directory)
+
+
+def test_an_id_of_one_subset_in_two_files_is_one_error_naming_both(tmp_path):
+    """Lines of comps_wugs.jsonl that name a distractor's place join that WUGS-DIST subset: an id
+    given there and to another pair in comps_wugs_dist.jsonl is one error naming both files
+    (before: both kept, and comps_tables stopped on pandas.errors.MergeError); the same record
+    in both is a counted duplicate_record."""
+    directory = tmp_path / "comps"
+    write_release(directory, [json.dumps(GOOD)])
+    for name in released.SPLIT_DIST_FILES.values():
+        (directory / name).unlink()
+    wug = dict(GOOD, prefix_acceptable="A wug is a robin. Therefore, a wug", nonsense_words=["wug"])
+    before = dict(wug, distraction_type="before", property_phrase="can sing.")
+    far = dict(wug, distraction_type="far")
+    (directory / "comps_wugs.jsonl").write_text(
+        json.dumps(dict(wug, distraction_type="base")) + "\n" + json.dumps(before) + "\n"
+    )
+    (directory / "comps_wugs_dist.jsonl").write_text(json.dumps(before) + "\n" + json.dumps(far) + "\n")
+    stimuli, rejects = released.read_release(directory)
+    assert stimuli.groupby("subset").size().to_dict() == {
+        "base": 1,
+        "wugs": 1,
+        "wugs_dist_before": 1,
+        "wugs_dist_in_between": 1,
+    }
+    assert rejects[["file", "reason", "n"]].to_dict("records") == [
+        {"file": "comps_wugs_dist.jsonl", "reason": "duplicate_record", "n": 1}
+    ]
+    (directory / "comps_wugs_dist.jsonl").write_text(
+        json.dumps(far) + "\n" + json.dumps(dict(before, property_phrase="can fly.")) + "\n"
+    )
+    with pytest.raises(
+        KnowprobeError,
+        match=r"comps_wugs_dist.jsonl:2: id 0 of wugs_dist_before is another pair's in comps_wugs.jsonl:2",
+    ):
+        released.read_release(directory)

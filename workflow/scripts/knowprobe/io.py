@@ -100,11 +100,40 @@ def read_jsonl(path: str | os.PathLike, required: tuple[str, ...] = ()) -> Itera
 INVALID_UTF8 = "invalid_utf8"  # the reason of a line that is not UTF-8, in every lenient reader
 
 
+# what a file begins with where it is compressed (or an archive), not text
+COMPRESSED = {
+    b"\x1f\x8b": "gzip",
+    b"BZh": "bzip2",
+    b"\xfd7zXZ\x00": "xz",
+    b"PK\x03\x04": "zip",
+    b"\x28\xb5\x2f\xfd": "zstd",
+}
+
+
+def compression_of(head: bytes) -> str | None:
+    """The compression a file's first bytes show (gzip, bzip2, xz, zip, zstd), or None."""
+    for magic, name in COMPRESSED.items():
+        if head.startswith(magic) and (name != "bzip2" or head[3:4].isdigit() and head[4:10] == b"1AY&SY"):
+            return name
+    return None
+
+
 def text_lines(path: str | os.PathLike) -> Iterator[tuple[int, str | None]]:
     """``(line_number, text)`` of each line of a UTF-8 file, without its line end (LF or CRLF);
     a byte-order mark at the start is read as nothing; a line that is not UTF-8 comes as None
-    (never with U+FFFD put in for its bytes)."""
-    with Path(path).open("rb") as handle:
+    (never with U+FFFD put in for its bytes). A file that cannot be opened, or a compressed one
+    under a text file's name (a gzip archive called ``.jsonl``), is one KnowprobeError naming it,
+    not a count of lines that are not UTF-8."""
+    path = Path(path)
+    try:
+        handle = path.open("rb")
+    except OSError as error:
+        raise KnowprobeError(f"{path}: cannot be read ({error.strerror or error})") from None
+    with handle:
+        compressed = compression_of(handle.read(10))
+        if compressed:
+            raise KnowprobeError(f"{path}: {compressed}-compressed data under a text file's name; unpack it first")
+        handle.seek(0)
         for number, raw in enumerate(handle, start=1):
             if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
@@ -114,32 +143,72 @@ def text_lines(path: str | os.PathLike) -> Iterator[tuple[int, str | None]]:
                 yield number, None
 
 
-def read_jsonl_lenient(
-    path: str | os.PathLike, problem: Callable[[dict], tuple[str, str] | None], rejects: Counter
-) -> Iterator[tuple[int, dict]]:
-    """Yield ``(line_number, record)`` for each line that is a JSON object passing ``problem``
-    (which gives ``(reason, message)`` for a record to leave out, else None). Lines left out are
-    counted in ``rejects`` by reason (``invalid_utf8`` for a line that is not UTF-8,
-    ``invalid_json`` for one that is not a JSON object) and logged as ``file:line: message``,
-    never raised: for data whose bad lines are reported, not fatal (a study's released files). A
-    byte-order mark and CRLF line ends are read as nothing."""
+def lenient(
+    path: str | os.PathLike,
+    parse: Callable[[str], tuple[object, tuple[str, str] | None]],
+    rejects: Counter,
+    left_out: list | None = None,
+) -> Iterator[tuple[int, object]]:
+    """The shared reading of released files whose bad lines are reported, not fatal: yield
+    ``(line_number, value)`` for each non-empty line that ``parse`` takes (it gives ``(value,
+    None)``, or ``(None, (reason, message))`` for a line to leave out). Lines left out are counted
+    in ``rejects`` by reason (``invalid_utf8`` for a line that is not UTF-8), logged as
+    ``file:line: message`` and, where ``left_out`` is given, listed there as ``(line, reason,
+    text)`` (the text None where it is not UTF-8), never raised. A byte-order mark and CRLF line
+    ends are read as nothing."""
     for number, line in text_lines(path):
         if line is None:
-            found = (INVALID_UTF8, "not UTF-8")
+            value, found = None, (INVALID_UTF8, "not UTF-8")
         elif not line.strip():
             continue
         else:
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                record = None
-            found = problem(record) if isinstance(record, dict) else ("invalid_json", "not a JSON object")
+            value, found = parse(line)
         if found is not None:
             reason, message = found
             rejects[reason] += 1
             log.warning("%s:%d: %s; left out", path, number, message)
+            if left_out is not None:
+                left_out.append((number, reason, line))
             continue
-        yield number, record
+        yield number, value
+
+
+def read_text_lenient(
+    path: str | os.PathLike,
+    problem: Callable[[str], tuple[str, str] | None],
+    rejects: Counter,
+    left_out: list | None = None,
+) -> Iterator[tuple[int, str]]:
+    """``lenient`` for plain text: each non-empty line, stripped, that ``problem`` passes."""
+
+    def parse(line):
+        text = line.strip()
+        return text, problem(text)
+
+    return lenient(path, parse, rejects, left_out)
+
+
+def read_jsonl_lenient(
+    path: str | os.PathLike,
+    problem: Callable[[dict], tuple[str, str] | None],
+    rejects: Counter,
+    left_out: list | None = None,
+) -> Iterator[tuple[int, dict]]:
+    """``lenient`` for JSON lines: yield ``(line_number, record)`` for each line that is a JSON
+    object passing ``problem`` (which gives ``(reason, message)`` for a record to leave out, else
+    None); ``invalid_json`` counts a line that is not a JSON object. For data whose bad lines
+    are reported, not fatal (a study's released files)."""
+
+    def parse(line):
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            record = None
+        if not isinstance(record, dict):
+            return None, ("invalid_json", "not a JSON object")
+        return record, problem(record)
+
+    return lenient(path, parse, rejects, left_out)
 
 
 class LineLog:

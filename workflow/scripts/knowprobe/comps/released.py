@@ -27,7 +27,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..io import INVALID_UTF8, KnowprobeError, read_jsonl_lenient
-from .builder import STIMULUS_COLUMNS
+from .builder import STIMULUS_COLUMNS, SUBSETS
 
 log = logging.getLogger(__name__)
 
@@ -59,8 +59,8 @@ REJECT_REASONS = {
     "invalid_json": "the line is not a JSON object",
     "missing_field": "a field of the release is missing",
     "bad_type": "a field of the wrong type (an id not an integer, an empty text, a similarity not a number)",
-    "duplicate_id": "an id already seen in the same subset; the first is kept",
-    "duplicate_pair": "a pair (both prefixes and the phrase) already seen in the same subset under another id",
+    "duplicate_id": "an id already given to another pair of the same subset in the same file; the first is kept",
+    "duplicate_record": "a whole record (texts, negative kind and all) repeated in the same subset; the first is kept",
     "unknown_distraction_type": "a WUGS-DIST line whose distraction_type is not before/close or in-between/far",
 }
 
@@ -105,45 +105,71 @@ def subset_of(record: dict, default: str | None) -> str | None:
     return default
 
 
-def read_file(path: Path, default_subset: str | None, by_distraction_type: bool = True) -> tuple[pd.DataFrame, Counter]:
+# what makes a record the same record: all of it but its id (two negative kinds that chose the
+# same concept give two pairs of the same texts: COMPS's four pairs per positive)
+RECORD_FIELDS = (*TEXT_FIELDS, "negative_sample_type", "similarity", "nonce_words")
+
+
+class Seen:
+    """What the files of one release have given so far, per subset: each id's file and line, and
+    every record (without its id), so that a repeat is told across files too."""
+
+    def __init__(self):
+        self.ids: dict[tuple[str, int], tuple[str, int]] = {}  # (subset, id) -> (file, line)
+        self.records: set[tuple] = set()
+
+
+def record_key(row: dict) -> tuple:
+    similarity = None if math.isnan(row["similarity"]) else row["similarity"]
+    return (row["subset"], *(row[key] for key in RECORD_FIELDS if key != "similarity"), similarity)
+
+
+def read_file(
+    path: Path, default_subset: str | None, by_distraction_type: bool = True, seen: Seen | None = None
+) -> tuple[pd.DataFrame, Counter]:
     """One released file's lines: in ``default_subset``, or where ``by_distraction_type``, in the
     subset a line's distraction_type names (a line naming none, with no default, is a counted
-    reject)."""
-    rows, rejects, ids, pairs = [], Counter(), set(), set()
+    reject). ``seen``: what the release's other files gave (an id of a subset given to another
+    pair in another file is an error naming both files: the release contradicts itself)."""
+    rows, rejects = [], Counter()
+    seen = Seen() if seen is None else seen
 
-    def pair_of(record, subset):
-        return subset, record["prefix_acceptable"], record["prefix_unacceptable"], record["property_phrase"]
-
-    def subset_of_line(record):
-        return subset_of(record, default_subset) if by_distraction_type else default_subset
+    def row_of(record):
+        similarity = record["similarity"]
+        subset = subset_of(record, default_subset) if by_distraction_type else default_subset
+        return {
+            "subset": subset,
+            **{key: record[key] for key in ("id", *TEXT_FIELDS)},
+            "negative_sample_type": negative_kind(record),
+            "similarity": math.nan if similarity is None else float(similarity),
+            "nonce_words": nonce_words(record),
+            "origin": "released",
+        }
 
     def check(record):
         reason = problem(record)
         if reason is None:
-            subset = subset_of_line(record)
-            if subset is None:
+            row = row_of(record)
+            given = seen.ids.get((row["subset"], row["id"]))
+            if row["subset"] is None:
                 reason = "unknown_distraction_type"
-            elif (subset, record["id"]) in ids:
+            elif record_key(row) in seen.records:
+                reason = "duplicate_record"
+            elif given is not None and given[0] == path.name:
                 reason = "duplicate_id"
-            elif pair_of(record, subset) in pairs:
-                reason = "duplicate_pair"
         return None if reason is None else (reason, REJECT_REASONS[reason])
 
-    for _, record in read_jsonl_lenient(path, check, rejects):
-        subset = subset_of_line(record)
-        ids.add((subset, record["id"]))
-        pairs.add(pair_of(record, subset))
-        similarity = record["similarity"]
-        rows.append(
-            {
-                "subset": subset,
-                **{key: record[key] for key in ("id", *TEXT_FIELDS)},
-                "negative_sample_type": negative_kind(record),
-                "similarity": math.nan if similarity is None else float(similarity),
-                "nonce_words": nonce_words(record),
-                "origin": "released",
-            }
-        )
+    for number, record in read_jsonl_lenient(path, check, rejects):
+        row = row_of(record)
+        given = seen.ids.get((row["subset"], row["id"]))
+        if given is not None:
+            raise KnowprobeError(
+                f"{path}:{number}: id {row['id']} of {row['subset']} is another pair's in {given[0]}:{given[1]}; the "
+                "release contradicts itself (give each pair of a subset its own id)"
+            )
+        seen.ids[(row["subset"], row["id"])] = (path.name, number)
+        seen.records.add(record_key(row))
+        rows.append(row)
     return pd.DataFrame(rows, columns=STIMULUS_COLUMNS), rejects
 
 
@@ -170,11 +196,15 @@ def release_files(directory: Path) -> dict[str, str | None]:
 
 def read_release(directory: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every subset's released stimuli, and a table ``file, reason, description, n`` of the lines
-    left out."""
+    left out. A file that gives no pair, or a subset without pairs, is one error naming the file:
+    a table of the release without it would describe a part of the release as if it were all."""
     directory = Path(directory)
-    frames, counts = [], []
-    for name, subset in release_files(directory).items():
-        frame, rejects = read_file(directory / name, subset, by_distraction_type=name in (WUGS_FILE, DIST_FILE))
+    frames, counts, seen = [], [], Seen()
+    files = release_files(directory)
+    for name, subset in files.items():
+        frame, rejects = read_file(
+            directory / name, subset, by_distraction_type=name in (WUGS_FILE, DIST_FILE), seen=seen
+        )
         log.info(
             "%s: %d pairs (%s; %d lines left out)",
             name,
@@ -182,8 +212,28 @@ def read_release(directory: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
             ", ".join(f"{k} {v}" for k, v in frame["subset"].value_counts().sort_index().items()),
             sum(rejects.values()),
         )
+        if frame.empty:
+            raise KnowprobeError(f"{directory / name}: no pairs ({left_out(rejects) or 'an empty file'})")
         frames.append(frame)
         counts += [
             {"file": name, "reason": r, "description": REJECT_REASONS[r], "n": n} for r, n in sorted(rejects.items())
         ]
-    return pd.concat(frames, ignore_index=True), pd.DataFrame(counts, columns=["file", "reason", "description", "n"])
+    stimuli = pd.concat(frames, ignore_index=True)
+    for subset in SUBSETS:
+        if not (stimuli["subset"] == subset).any():
+            name = next(name for name, default in files.items() if default in (subset, None))
+            kinds = " or ".join(kind for kind, to in DISTRACTION_TYPES.items() if to == subset)
+            why = (
+                "every line names a distractor's place"
+                if name == WUGS_FILE
+                else f"no line's distraction_type is {kinds}"
+            )
+            raise KnowprobeError(f"{directory / name}: no pairs of {subset} ({why})")
+    return stimuli, pd.DataFrame(counts, columns=["file", "reason", "description", "n"])
+
+
+def left_out(rejects: Counter) -> str:
+    """``"28 lines left out: invalid_utf8 28"``, or empty where none were."""
+    if not rejects:
+        return ""
+    return f"{sum(rejects.values())} lines left out: " + ", ".join(f"{r} {n}" for r, n in sorted(rejects.items()))
