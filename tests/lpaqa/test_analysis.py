@@ -183,9 +183,14 @@ def test_released_prompt_folders_read_as_prompt_sets(tmp_path):
     assert dropped["line"].tolist() == [3, 4] and dropped["reason"].iloc[0] == "duplicate"
     table, _ = release.read_folder(tmp_path, "lpaqa_manual_paraphrase")
     assert table["template"].tolist() == ["The capital of [X] is [Y] .", "[Y] is the capital of [X] ."]
-    (mine / "P20.jsonl").write_text("{not json\n")
-    with pytest.raises(KnowprobeError, match=r"P20.jsonl:1: not a prompt record"):
-        release.read_folder(tmp_path, "lpaqa_mine")
+    (mine / "P20.jsonl").write_text('{not json\n{"weight": 1}\n{"template": "[X] died in [Y] .", "weight": "high"}\n')
+    table, dropped = release.read_folder(tmp_path, "lpaqa_mine")
+    assert set(table["relation"]) == {"P19"}
+    assert dropped[dropped["relation"] == "P20"][["line", "reason"]].values.tolist() == [
+        [1, "invalid_json"],
+        [2, "not_a_prompt"],
+        [3, "not_a_prompt"],
+    ]
     with pytest.raises(KnowprobeError, match=r"no P\*.jsonl or P\*.txt files"):
         release.read_folder(tmp_path, "lpaqa_paraphrase")
 
@@ -263,3 +268,35 @@ def test_google_re_train_takes_the_mapped_relation_less_the_test_facts():
         train, test, {"place_of_birth": "P19", "place_of_death": "P20", "date_of_birth": "P569"}
     )
     assert out[["relation", "fact_id"]].values.tolist() == [["place_of_birth", "a"], ["place_of_death", "c"]]
+
+
+def test_released_prompt_files_read_like_every_released_file(tmp_path, caplog):
+    """Invalid UTF-8 in a .jsonl or .txt line is a counted line named by file and line (before:
+    two tracebacks naming neither), a byte-order mark is read as nothing in both (before: a .jsonl
+    refused, and the mark kept inside a .txt's first template), and a relation LAMA lacks is
+    counted (before: kept silently)."""
+    mine, manual = tmp_path / "mine", tmp_path / "manual_paraphrase"
+    mine.mkdir()
+    manual.mkdir()
+    first = json.dumps({"template": "[X] was born in [Y] .", "weight": 0.5}).encode()
+    (mine / "P19.jsonl").write_bytes(
+        b"\xef\xbb\xbf" + first + b'\n{"template": "[X] was born in \xe9 [Y] ."}\n{"template": "[X] is from [Y] ."}\n'
+    )
+    (mine / "P9999.jsonl").write_text(json.dumps({"template": "[X] likes [Y] ."}) + "\n\n")
+    (manual / "P36.txt").write_bytes(
+        "\ufeffThe capital of [X] is [Y] .\n".encode() + b"[Y] is the capit\xe0l of [X] .\n[Y] , capital of [X] .\n"
+    )
+    lama_relations = {"P19", "P36", "P20"}
+    table, dropped = release.read_folder(tmp_path, "lpaqa_mine", lama_relations)
+    assert table["template"].tolist() == ["[X] was born in [Y] .", "[X] is from [Y] ."]
+    assert table["score"].iloc[0] == 0.5 and table["rank"].tolist() == [0, 1]
+    assert dropped[["relation", "line", "reason"]].values.tolist() == [
+        ["P19", 2, "invalid_utf8"],
+        ["P9999", 1, "unknown_relation"],
+    ]
+    assert "P19.jsonl:2: not UTF-8; left out" in caplog.text
+    assert "P9999 is not a relation of LAMA" in caplog.text
+    table, dropped = release.read_folder(tmp_path, "lpaqa_manual_paraphrase", lama_relations)
+    assert table["template"].tolist() == ["The capital of [X] is [Y] .", "[Y] , capital of [X] ."]
+    assert dropped[["relation", "line", "reason"]].values.tolist() == [["P36", 2, "invalid_utf8"]]
+    assert "P36.txt:2: not UTF-8; left out" in caplog.text

@@ -34,6 +34,7 @@ rule lpaqa_unpack_release:
 rule lpaqa_release_prompts:
     input:
         release=lpaqa_release(),
+        data=lama_data(),
         code=code("lpaqa_release_prompts"),
     output:
         prompts="results/lpaqa/prompts/{prompt_set}.parquet",
@@ -44,6 +45,8 @@ rule lpaqa_release_prompts:
         prompt_set="lpaqa_mine|lpaqa_paraphrase|lpaqa_manual_paraphrase",
     conda:
         "../../../envs/lama.yaml"
+    params:
+        google_re_relations=settings(LPAQA["google_re_relations"]),
     script:
         "../../scripts/lpaqa_release_prompts.py"
 
