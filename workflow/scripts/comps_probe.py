@@ -1,6 +1,8 @@
 """Rule comps_probe: one model's log p(property phrase | prefix) of both prefixes of every pair,
 and what the tables need to know of the model (family, kind, parameters). Below float32 (on a
-GPU) the pairs near a tie are rescored in float32 (knowprobe.comps.probe.recheck)."""
+GPU) the pairs near a tie are rescored in float32 (knowprobe.comps.probe.recheck). A pair the
+model cannot score (too long for it, a phrase without tokens for it) is left out for this model,
+counted by reason in the log and in its rows (knowprobe.comps.probe.left_out)."""
 
 import dataclasses
 import gc
@@ -29,7 +31,9 @@ with rule_logging(snakemake.log[0]) as log:
 
     scorer = load(settings)
     log.info("%s: %d pairs (%s)", model, len(stimuli), stimuli["subset"].value_counts().to_dict())
-    scores = score(scorer, slice(None))
+    reasons, examples = probe.left_out(scorer, stimuli)
+    probe.log_left_out(reasons, examples, stimuli)
+    scores = probe.score(scorer, model, stimuli, snakemake.params.within_word_l2r, reasons=reasons)
     recheck = snakemake.params.recheck
     if probe.below_float32(scorer, settings) and recheck["factor"] > 0:
         precision = precision_name(settings.dtype, next(scorer.model.parameters()).dtype)

@@ -1,5 +1,6 @@
 """Rule comps_tables: the stimuli's statistics beside the paper's counts, and accuracy per model
-and subset, by negative-sample type and by model family and size (Markdown, CSV, LaTeX)."""
+and subset, by negative-sample type and by model family and size (Markdown, CSV, LaTeX); the
+pairs a model could not score are counted in the footnote of each accuracy table."""
 
 import json
 
@@ -30,6 +31,10 @@ with rule_logging(snakemake.log[0]) as log:
         paper["statistics"]["caption"] + " Cells: ours (the paper's, difference) where the paper gives a count.",
     )
     chance = " Chance is 50%; a tie counts as wrong. The paper's accuracies are not in our copy of it."
+    left_out = tables.left_out_note(scores)
+    if left_out:
+        log.warning("%s", left_out.strip())
+    chance += left_out
     accuracy = tables.by_subset(pairs)
     save("accuracy", accuracy, tables.wide(accuracy, ["model"]), "Accuracy (%) per model and subset." + chance)
     types = tables.by_negative_type(pairs)

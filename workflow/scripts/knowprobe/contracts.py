@@ -383,6 +383,11 @@ COMPS_SCORES = contract(
     column("id", pa.int64(), "the pair's id within it"),
     column("acceptable_score", pa.float64(), "log p(phrase | acceptable prefix): summed, or the masked PLL"),
     column("unacceptable_score", pa.float64(), "log p(phrase | unacceptable prefix)"),
+    column(
+        "left_out",
+        pa.string(),
+        "why the model could not score the pair (too_long, no_tokens, no_context; both scores NaN), empty where scored",
+    ),
 )
 
 DEMO_CORPUS = contract(

@@ -14,10 +14,17 @@ scores lie close. ``recheck`` keeps float32's decisions at about half precision'
 rescores in float32 an evenly spaced sample of the pairs, takes the largest change of a pair's
 margin (acceptable less unacceptable score) it sees there as the precision's error, and rescores
 in float32 every pair whose margin lies within ``factor`` times that error of a tie.
+
+A pair this model cannot score (a text longer than it takes, a property phrase without a token
+of its own for its tokenizer: ``LEFT_OUT_REASONS``) is left out for this model alone: its scores
+are NaN and its row says why (``left_out``), so that one bad stimulus never stops the job, and
+the tables count it apart from the accuracy, as S-TEST does with its unusable triples.
 """
 
 from __future__ import annotations
 
+import logging
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -27,7 +34,14 @@ import torch
 
 from ..scoring import MaskedLM, ScoringSettings
 
-SCORE_COLUMNS = ["model", "subset", "id", "acceptable_score", "unacceptable_score"]
+log = logging.getLogger(__name__)
+
+SCORE_COLUMNS = ["model", "subset", "id", "acceptable_score", "unacceptable_score", "left_out"]
+LEFT_OUT_REASONS = {
+    "too_long": "a prefix with the phrase is longer than the model takes (scoring.max_length or its positions)",
+    "no_tokens": "the property phrase has no token of its own for the model's tokenizer",
+    "no_context": "a prefix with no token for a causal model without a start token",
+}
 
 
 def scoring_settings(section: dict, dtype: str | None) -> ScoringSettings:
@@ -52,25 +66,76 @@ def conditional_scores(
     return np.asarray(scores, dtype=np.float64)[codes]
 
 
-def score(
-    scorer, model: str, stimuli: pd.DataFrame, within_word_l2r: bool = False, share_prefixes: bool = True
-) -> pd.DataFrame:
-    """Both prefixes' scores of every pair (``SCORE_COLUMNS``)."""
+def left_out(scorer, stimuli: pd.DataFrame) -> tuple[np.ndarray, dict[str, str]]:
+    """Why this model cannot score each pair ('' where it can; the acceptable text's reason
+    first), and the first message of each reason (texts quoted to 80 characters)."""
     n = len(stimuli)
-    both = conditional_scores(
-        scorer,
-        list(stimuli["prefix_acceptable"]) + list(stimuli["prefix_unacceptable"]),
-        list(stimuli["property_phrase"]) * 2,
-        within_word_l2r,
-        share_prefixes,
+    texts = pd.DataFrame(
+        {
+            "prefix": list(stimuli["prefix_acceptable"]) + list(stimuli["prefix_unacceptable"]),
+            "phrase": list(stimuli["property_phrase"]) * 2,
+        }
     )
+    codes, unique = pd.factorize(pd.MultiIndex.from_frame(texts))
+    problems = scorer.continuation_problems([p for p, _ in unique], [c for _, c in unique])
+    reasons = np.array(["" if found is None else found[0] for found in problems], dtype=object)[codes]
+    pairs = np.where(reasons[:n] != "", reasons[:n], reasons[n:])
+    examples = {}
+    for found in problems:
+        if found is not None:
+            examples.setdefault(found[0], found[1])
+    return pairs, examples
+
+
+def log_left_out(reasons: np.ndarray, examples: dict[str, str], stimuli: pd.DataFrame) -> Counter:
+    """The pairs left out for this model, counted by reason and subset in the job's log."""
+    counts = Counter(reason for reason in reasons if reason)
+    if counts:
+        where = stimuli.assign(reason=reasons)[reasons != ""]
+        log.warning(
+            "%d of %d pairs left out for this model (no scores, in no accuracy): %s; by subset %s",
+            sum(counts.values()),
+            len(reasons),
+            ", ".join(f"{reason} {n}" for reason, n in sorted(counts.items())),
+            where.groupby("subset").size().to_dict(),
+        )
+        for reason, message in sorted(examples.items()):
+            log.warning("%s (%s), e.g.: %s", reason, LEFT_OUT_REASONS[reason], message)
+    return counts
+
+
+def score(
+    scorer,
+    model: str,
+    stimuli: pd.DataFrame,
+    within_word_l2r: bool = False,
+    share_prefixes: bool = True,
+    reasons: np.ndarray | None = None,
+) -> pd.DataFrame:
+    """Both prefixes' scores of every pair (``SCORE_COLUMNS``); NaN, with the reason, for the
+    pairs this model cannot score (``reasons``: from ``left_out``, found here where not given)."""
+    n = len(stimuli)
+    if reasons is None:
+        reasons, _ = left_out(scorer, stimuli)
+    kept = np.flatnonzero(reasons == "")
+    both = np.full((2, n), np.nan)
+    if len(kept):
+        part = stimuli.iloc[kept]
+        both[:, kept] = conditional_scores(
+            scorer,
+            list(part["prefix_acceptable"]) + list(part["prefix_unacceptable"]),
+            list(part["property_phrase"]) * 2,
+            within_word_l2r,
+            share_prefixes,
+        ).reshape(2, len(kept))
     return pd.DataFrame(
         {
             "model": model,
             "subset": stimuli["subset"].to_numpy(),
             "id": stimuli["id"].to_numpy(dtype=np.int64),
-            "acceptable_score": both[:n],
-            "unacceptable_score": both[n:],
+            "acceptable_score": both[0],
+            "unacceptable_score": both[1],
+            "left_out": np.asarray(reasons, dtype=object),
         }
     )[SCORE_COLUMNS]
 
@@ -127,6 +192,7 @@ def recheck(
     scores; ``rescore(rows)`` gives those of the pairs at positions ``rows``."""
     scores = scores.reset_index(drop=True)
     margin = (scores["acceptable_score"] - scores["unacceptable_score"]).to_numpy()
+    scored = np.flatnonzero(np.isfinite(margin))  # a pair left out for the model has no margin
     out = scores.copy()
 
     def replace(rows: np.ndarray) -> tuple[int, float]:
@@ -140,11 +206,11 @@ def recheck(
         changed = int(((exact_margin > 0) != (margin[rows] > 0)).sum())
         return changed, float(np.abs(exact_margin - margin[rows]).max())
 
-    sample = recheck_sample(len(scores), share)
+    sample = scored[recheck_sample(len(scored), share)]
     changed_sample, error = replace(sample)
     bound = factor * error
     # a tie counts as wrong, so a margin of exactly the bound (0 where the sample moved nothing) is near too
-    near = np.setdiff1d(np.flatnonzero(np.abs(margin) <= bound), sample)
+    near = np.setdiff1d(scored[np.abs(margin[scored]) <= bound], sample)
     changed_near, error_near = replace(near)
-    report = Recheck(len(scores), len(sample), error, bound, len(near), changed_sample, changed_near, error_near)
+    report = Recheck(len(scored), len(sample), error, bound, len(near), changed_sample, changed_near, error_near)
     return out, report

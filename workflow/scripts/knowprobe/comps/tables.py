@@ -7,6 +7,7 @@ import pandas as pd
 
 from . import metrics
 from .builder import SUBSETS
+from .probe import LEFT_OUT_REASONS
 
 SUBSET_NAMES = {
     "base": "COMPS-BASE",
@@ -79,6 +80,20 @@ def scored(scores: pd.DataFrame, stimuli: pd.DataFrame) -> pd.DataFrame:
     return scores.merge(
         stimuli[["subset", "id", "negative_sample_type", "property"]], on=["subset", "id"], how="left", validate="m:1"
     )
+
+
+def left_out_note(scores: pd.DataFrame) -> str:
+    """The accuracy tables' footnote: the pairs each model could not score, by reason (an empty
+    string where every model scored every pair)."""
+    left = scores[scores["left_out"].fillna("") != ""]
+    if left.empty:
+        return ""
+    counts = []
+    for model, rows in left.groupby("model", sort=False):
+        reasons = rows["left_out"].value_counts().sort_index()
+        counts.append(f"{model} {len(rows)} ({', '.join(f'{r} {n}' for r, n in reasons.items())})")
+    reasons = "; ".join(f"{r}: {LEFT_OUT_REASONS[r]}" for r in sorted(set(left["left_out"])))
+    return f" Pairs left out (the model could not score them; in no accuracy): {', '.join(counts)} ({reasons})."
 
 
 def by_subset(scored_pairs: pd.DataFrame) -> pd.DataFrame:

@@ -26,6 +26,7 @@ from .runtime import (
     as_targets,
     candidate_scores,
     empty_candidate_scores,
+    quoted,
     run_batches,
 )
 
@@ -129,6 +130,36 @@ class CausalLM(ModelRunner):
         ids, _ = self.encode(texts)
         return [(sequence, list(range(len(self.start), len(sequence)))) for sequence in ids]
 
+    def first_scored(self, spans: list[tuple[int, int]], prefix: str) -> int | None:
+        """The position of a text's first continuation token (after the start token and the
+        prefix's characters), or None where the continuation has no token of its own."""
+        return next((p for p, (start, _) in enumerate(spans) if p >= len(self.start) and start >= len(prefix)), None)
+
+    def start_problem(self, first: int | None, prefix: str, continuation: str) -> tuple[str, str] | None:
+        if first is None:
+            return "no_tokens", f"continuation {quoted(continuation)} of {quoted(prefix)} has no tokens to score"
+        if first == 0:
+            return "no_context", (
+                f"{quoted(continuation)}: without a start token (none in this model, or start_token=False) "
+                "the first token of a text has nothing to be predicted from; give a prefix"
+            )
+        return None
+
+    def continuation_problems(
+        self, prefixes: list[str], continuations: list[str], separator: str = " "
+    ) -> list[tuple[str, str] | None]:
+        texts = [prefix + separator + cont if prefix else cont for prefix, cont in zip(prefixes, continuations)]
+        encoding = self.tokenizer(texts, add_special_tokens=False, return_offsets_mapping=True)
+        out = []
+        for i, offsets in enumerate(encoding["offset_mapping"]):
+            spans = [(0, 0)] * len(self.start) + list(offsets)
+            too_long = self.length_problem(len(spans), texts[i])
+            if too_long:
+                out.append(("too_long", too_long))
+            else:
+                out.append(self.start_problem(self.first_scored(spans, prefixes[i]), prefixes[i], continuations[i]))
+        return out
+
     def conditional_logprob(
         self, prefixes: list[str], continuations: list[str], separator: str = " ", share_prefixes: bool = True
     ) -> np.ndarray:
@@ -142,16 +173,10 @@ class CausalLM(ModelRunner):
         ids, offsets = self.encode(texts)
         scored = []
         for i, spans in enumerate(offsets):
-            first = next(
-                (p for p, (start, _) in enumerate(spans) if p >= len(self.start) and start >= len(prefixes[i])), None
-            )
-            if first is None:
-                raise KnowprobeError(f"continuation {continuations[i]!r} of {prefixes[i]!r} has no tokens to score")
-            if first == 0:
-                raise KnowprobeError(
-                    f"{continuations[i]!r}: without a start token (none in this model, or start_token=False) "
-                    "the first token of a text has nothing to be predicted from; give a prefix"
-                )
+            first = self.first_scored(spans, prefixes[i])
+            problem = self.start_problem(first, prefixes[i], continuations[i])
+            if problem:
+                raise KnowprobeError(problem[1])
             scored.append(first)
         width = self.packing_width(max((len(sequence) for sequence in ids), default=1))
         if width is None:

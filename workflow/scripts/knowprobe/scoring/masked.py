@@ -29,6 +29,7 @@ from .runtime import (
     SlotScores,
     as_targets,
     distinct_inputs,
+    quoted,
     rows_by_distinct,
     rows_of,
     run_batches,
@@ -272,7 +273,36 @@ class MaskedLM(ModelRunner):
         natural-log probabilities of its tokens, each masked in turn)."""
         texts = [prefix + separator + cont if prefix else cont for prefix, cont in zip(prefixes, continuations)]
         spans = [(len(prefix), len(text)) for prefix, text in zip(prefixes, texts)]
-        return self.span_logprob(texts, spans, within_word_l2r, what=[f"continuation {c!r}" for c in continuations])
+        return self.span_logprob(
+            texts, spans, within_word_l2r, what=[f"continuation {quoted(c)}" for c in continuations]
+        )
+
+    def span_positions(self, encoding, i: int, text: str, span: tuple[int, int]) -> list[int]:
+        """The positions of the ``i``-th encoded text's own tokens that start inside ``span``."""
+        own = self.own_tokens(encoding, i)
+        begin, end = span
+        return [
+            p
+            for p, (start, stop) in enumerate(encoding["offset_mapping"][i])
+            if own[p] and begin <= first_char(text, start, stop) < end
+        ]
+
+    def continuation_problems(
+        self, prefixes: list[str], continuations: list[str], separator: str = " "
+    ) -> list[tuple[str, str] | None]:
+        texts = [prefix + separator + cont if prefix else cont for prefix, cont in zip(prefixes, continuations)]
+        encoding = self.tokenizer(texts, add_special_tokens=True, return_offsets_mapping=True)
+        out = []
+        for i, ids in enumerate(encoding["input_ids"]):
+            too_long = self.length_problem(len(ids), texts[i])
+            if too_long:
+                out.append(("too_long", too_long))
+            elif not self.span_positions(encoding, i, texts[i], (len(prefixes[i]), len(texts[i]))):
+                message = f"continuation {quoted(continuations[i])} of {quoted(texts[i])} has no tokens to score"
+                out.append(("no_tokens", message))
+            else:
+                out.append(None)
+        return out
 
     def span_logprob(
         self,
@@ -287,18 +317,12 @@ class MaskedLM(ModelRunner):
         log P(subject | object, prompt) masks a subject in the middle of a sentence)."""
         encoding = self.tokenizer(list(texts), add_special_tokens=True, return_offsets_mapping=True)
         sequences, examples, targets = [], [], []
-        for i, (ids, offsets) in enumerate(zip(encoding["input_ids"], encoding["offset_mapping"])):
+        for i, ids in enumerate(encoding["input_ids"]):
             self.check_length(ids, texts[i])
-            own = self.own_tokens(encoding, i)
-            begin, end = spans[i]
-            scored = [
-                p
-                for p, (start, stop) in enumerate(offsets)
-                if own[p] and begin <= first_char(texts[i], start, stop) < end
-            ]
+            scored = self.span_positions(encoding, i, texts[i], spans[i])
             if not scored:
-                name = what[i] if what else f"span {texts[i][begin:end]!r}"
-                raise KnowprobeError(f"{name} of {texts[i]!r} has no tokens to score")
+                name = what[i] if what else f"span {quoted(texts[i][spans[i][0] : spans[i][1]])}"
+                raise KnowprobeError(f"{name} of {quoted(texts[i])} has no tokens to score")
             words = encoding.word_ids(i)
             for p in scored:
                 masked = [p]

@@ -26,6 +26,16 @@ log = logging.getLogger(__name__)
 
 _DEFAULTS = schema_defaults("scoring")
 
+QUOTED = 80  # the most characters of an input a message quotes
+
+
+def quoted(text: str, limit: int = QUOTED) -> str:
+    """An input as a message quotes it: its repr, cut after ``limit`` characters with its length
+    said (``'a robin ...'… (1,912 characters)``), so that one long input never floods a log."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text):,} characters)"
+
 
 @dataclass(frozen=True)
 class ScoringSettings:
@@ -210,6 +220,17 @@ class ModelRunner:
         """How many tokens the model reads for each text, as this scorer feeds it (each scorer's)."""
         raise NotImplementedError
 
+    def continuation_problems(
+        self, prefixes: list[str], continuations: list[str], separator: str = " "
+    ) -> list[tuple[str, str] | None]:
+        """Why ``conditional_logprob`` cannot score each (prefix, continuation) with this model,
+        as ``(reason, message)``, or None where it can: ``too_long`` (longer than the model
+        takes), ``no_tokens`` (the continuation has no token of its own for this tokenizer: a
+        zero-width space), ``no_context`` (a causal model without a start token and nothing
+        before the continuation). Tokenization only, so that a study can leave such inputs out
+        per model and score the rest (each scorer's)."""
+        raise NotImplementedError
+
     @property
     def length_limit(self) -> int:
         """The most tokens an input may have: ``scoring.max_length``, or the model's position table."""
@@ -242,7 +263,7 @@ class ModelRunner:
         for (ids, keep), text in zip(encoded, texts):
             self.check_length(ids, text)
             if not keep:
-                raise KnowprobeError(f"phrase {text!r} has no tokens to embed")
+                raise KnowprobeError(f"phrase {quoted(text)} has no tokens to embed")
         out = {}
 
         @torch.inference_mode()
@@ -270,10 +291,12 @@ class ModelRunner:
     def length_problem(self, length: int, text: str) -> str | None:
         """Why an input of ``length`` tokens is too long for this model, or None."""
         if length > self.settings.max_length:
-            return f"input {text!r} is {length} tokens long, more than scoring.max_length={self.settings.max_length}"
+            return (
+                f"input {quoted(text)} is {length} tokens long, more than scoring.max_length={self.settings.max_length}"
+            )
         if self.max_positions is not None and length > self.max_positions:
             return (
-                f"input {text!r} is {length} tokens long, longer than this model takes "
+                f"input {quoted(text)} is {length} tokens long, longer than this model takes "
                 f"({self.max_positions} positions in its config)"
             )
         return None
