@@ -270,6 +270,97 @@ def test_every_malformed_record_is_counted_and_no_good_record_lost(tmp_path):
     assert (report["good records lost"] == 0).all()
 
 
+def released_readers(tmp: Path):
+    """Each study's reader of its released files, as ``(name, write, read)``: ``write(lines)``
+    puts the (byte) lines in a file of the reader's layout and gives its path; ``read()`` gives
+    the records kept and the counts of the lines left out, by reason."""
+    from collections import Counter
+
+    from knowprobe.comps import released as comps
+    from knowprobe.lpaqa import release as lpaqa
+    from knowprobe.stest import released as stest
+
+    comps_record = {
+        "id": 0,
+        "property": "can fly",
+        "acceptable_concept": "robin",
+        "unacceptable_concept": "penguin",
+        "prefix_acceptable": "a robin",
+        "prefix_unacceptable": "a penguin",
+        "property_phrase": "can fly.",
+        "negative_sample_type": "taxonomic",
+        "similarity": 0.9,
+    }
+    stest_record = {
+        "sub_uri": "Q1",
+        "sub_label": "Ulm",
+        "obj_uri": "Q2",
+        "obj_label": "Germany",
+        "obj_value": 1.0,
+        "obj2_uri": "Q3",
+        "obj2_label": "Europe",
+        "obj2_value": 2.0,
+    }
+
+    def lpaqa_read(path):
+        table, dropped = lpaqa.read_folder(
+            tmp / "lpaqa", "lpaqa_manual_paraphrase" if path.suffix == ".txt" else "lpaqa_mine"
+        )
+        return list(table["template"]), Counter(dropped["reason"])
+
+    return [
+        (
+            "COMPS",
+            tmp / "comps_base.jsonl",
+            json.dumps(comps_record).encode(),
+            lambda p: _kept(comps.read_file(p, "base"), "property"),
+        ),
+        (
+            "S-TEST",
+            tmp / "P19.jsonl",
+            json.dumps(stest_record).encode(),
+            lambda p: _kept(stest.read_relation(p, "P19"), "sub_label"),
+        ),
+        (
+            "LPAQA .jsonl",
+            tmp / "lpaqa/mine/P19.jsonl",
+            json.dumps({"template": "[X] was born in [Y] ."}).encode(),
+            lpaqa_read,
+        ),
+        ("LPAQA .txt", tmp / "lpaqa/manual_paraphrase/P19.txt", b"[X] was born in [Y] .", lpaqa_read),
+    ]
+
+
+def _kept(result, column):
+    frame, rejects = result
+    return list(frame[column]), rejects
+
+
+def test_every_released_file_reader_reads_a_bom_bad_utf8_and_compressed_data_alike(tmp_path):
+    """Each study's released files (COMPS, S-TEST, LPAQA's .jsonl and .txt prompts) through the
+    shared lenient reading (knowprobe.io.lenient): a byte-order mark is read as nothing, a line
+    that is not UTF-8 is counted (invalid_utf8) and the rest kept, and gzip data under a text
+    file's name is one error naming the file. Before: LPAQA raised UnicodeDecodeError naming
+    neither file nor line, refused a .jsonl with a BOM and kept it in a .txt's first template;
+    COMPS and S-TEST counted a gzip file as lines that are not UTF-8."""
+    from knowprobe.io import KnowprobeError
+
+    for name, path, good, read in released_readers(tmp_path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"\xef\xbb\xbf" + good + b"\n" + good.replace(b"r", b"\xe9") + b"\n")
+        kept, rejects = read(path)
+        assert len(kept) == 1 and "\ufeff" not in str(kept[0]), name
+        assert dict(rejects) == {"invalid_utf8": 1}, name
+        path.write_bytes(gzip.compress(good + b"\n"))
+        try:
+            read(path)
+        except KnowprobeError as error:
+            assert str(error).startswith(f"{path}: gzip-compressed data under a text file's name"), name
+        else:
+            raise AssertionError(f"{name}: gzip data read as text")
+        path.unlink()
+
+
 if __name__ == "__main__":
     import tempfile
 
