@@ -150,3 +150,53 @@ def test_the_released_files_as_the_stimuli(tmp_path):
     assert rejects[["file", "reason", "n"]].to_dict("records") == [
         {"file": "comps_base.jsonl", "reason": "invalid_json", "n": 1}
     ]
+
+
+def test_a_pair_a_model_cannot_score_is_left_out_for_it_and_counted(tmp_path, demo):
+    """Released stimuli holding a 300-word property phrase and a zero-width space (issue 44):
+    every model's job ends (before: the first stopped that model's whole probe, printing the
+    whole text; the second "has no tokens to score"); the pairs are left out for the models that
+    cannot score them, counted in the job's log and the accuracy tables' footnote, and every
+    other pair is scored."""
+    project = finished_copy(tmp_path, demo)
+    built = pd.read_parquet(demo / RESULTS / "stimuli/built.parquet").groupby("subset").head(6)
+    long = " ".join(["can fly and swim"] * 75) + "."
+    base = built[built["subset"] == "base"].iloc[0]
+    extra = pd.DataFrame([dict(base, id=9001, property_phrase=long), dict(base, id=9002, property_phrase="\u200b")])
+    stimuli = pd.concat([built, extra], ignore_index=True)
+    release = project / "release"
+    release.mkdir()
+    files = {
+        "base": "comps_base.jsonl",
+        "wugs": "comps_wugs.jsonl",
+        "wugs_dist_before": "comps_wugs_dist-before.jsonl",
+        "wugs_dist_in_between": "comps_wugs_dist-in-between.jsonl",
+    }
+    for subset, name in files.items():
+        rows = stimuli[stimuli["subset"] == subset].drop(columns=["subset", "origin"])
+        records = [
+            {**r, "similarity": None if pd.isna(r["similarity"]) else r["similarity"]} for r in rows.to_dict("records")
+        ]
+        (release / name).write_text("".join(json.dumps(r) + "\n" for r in records))
+    path = project / "resources/demo/config.yaml"
+    config = yaml.safe_load(path.read_text())
+    config["comps"].update(source="released", released="release")
+    path.write_text(yaml.safe_dump(config))
+    snakemake(project, "comps", "--configfile", "resources/demo/config.yaml")
+    for model in MODELS:
+        scores = pd.read_parquet(project / RESULTS / f"scores/{model}.parquet").set_index(["subset", "id"])
+        assert len(scores) == len(stimuli)
+        assert scores.loc[("base", 9001), "left_out"] == "too_long", model
+        if model != "tiny-demo-gpt":  # WordPiece drops the zero-width space
+            assert scores.loc[("base", 9002), "left_out"] == "no_tokens", model
+        scored = scores["left_out"] == ""
+        assert scored.sum() >= len(built) and scores.loc[scored, "acceptable_score"].notna().all()
+        log = (project / f"logs/comps/probe/{model}.log").read_text()
+        assert "pairs left out for this model" in log and long not in log and "characters) is" in log
+    accuracy = pd.read_csv(project / RESULTS / "tables/accuracy.csv").set_index(["model", "subset"])
+    assert accuracy.loc[("tiny-demo-bert", "base"), "left_out"] == 2
+    assert accuracy.loc[("tiny-demo-bert", "base"), "pairs"] == (built["subset"] == "base").sum()
+    assert (
+        "Pairs left out (the model could not score them; in no accuracy): tiny-demo-bert 2"
+        in (project / RESULTS / "tables/accuracy.md").read_text()
+    )
