@@ -26,14 +26,15 @@ with rule_logging(snakemake.log[0]) as log:
             snakemake.input.model, snakemake.params.kind, settings, start_token=snakemake.params.start_token
         )
 
-    def score(scorer, rows):
-        return probe.score(scorer, model, stimuli.iloc[rows], snakemake.params.within_word_l2r)
-
     scorer = load(settings)
     log.info("%s: %d pairs (%s)", model, len(stimuli), stimuli["subset"].value_counts().to_dict())
-    reasons, examples = probe.left_out(scorer, stimuli)
+    reasons, examples = probe.left_out(scorer, stimuli)  # the same for the float32 copy: one tokenizer
     probe.log_left_out(reasons, examples, stimuli)
-    scores = probe.score(scorer, model, stimuli, snakemake.params.within_word_l2r, reasons=reasons)
+
+    def score(scorer, rows):
+        return probe.score(scorer, model, stimuli.iloc[rows], snakemake.params.within_word_l2r, reasons=reasons[rows])
+
+    scores = score(scorer, slice(None))
     recheck = snakemake.params.recheck
     if probe.below_float32(scorer, settings) and recheck["factor"] > 0:
         precision = precision_name(settings.dtype, next(scorer.model.parameters()).dtype)
