@@ -221,3 +221,121 @@ def test_the_dry_run_refuses_a_model_path_that_holds_no_model(tmp_path):
     output = result.stdout + result.stderr
     assert result.returncode != 0
     assert "config models.local-bert.path: resources/demo holds no config.json" in output
+
+
+def drop_from_vocabulary(directory, token):
+    """Take ``token`` out of a saved tokenizer's vocabulary (tokenizer.json's model and added
+    tokens, vocab.txt), leaving tokenizer_config.json naming it, as a damaged or hand-edited copy."""
+    import json
+
+    path = directory / "tokenizer.json"
+    saved = json.loads(path.read_text())
+    saved["model"]["vocab"].pop(token)
+    saved["added_tokens"] = [added for added in saved["added_tokens"] if added["content"] != token]
+    path.write_text(json.dumps(saved))
+    for name in ("vocab.txt", "vocab.json"):
+        (directory / name).unlink(missing_ok=True)
+
+
+def test_a_mask_token_outside_the_vocabulary_is_refused_at_load(tmp_path, tiny_bert, wordpiece_tokenizer):
+    """Issue 44, item 5: with [MASK] taken out of tokenizer.json's vocabulary and
+    tokenizer_config.json still naming it, transformers re-added it under the id of an ordinary
+    word, and every masked score was silently wrong (rc 0)."""
+    from knowprobe import scoring
+
+    tiny_bert.save_pretrained(tmp_path)
+    wordpiece_tokenizer.save_pretrained(tmp_path)
+    drop_from_vocabulary(tmp_path, "[MASK]")
+    word = wordpiece_tokenizer.convert_ids_to_tokens(len(wordpiece_tokenizer) - 1)
+    expected = (
+        f"{tmp_path}: the tokenizer's mask token '[MASK]' has id {len(wordpiece_tokenizer) - 1}, which is also the "
+        f"id of {word!r}: its vocabulary (tokenizer.json, vocab.txt) lacks '[MASK]', and transformers added it "
+        "under an ordinary word's id; the model cannot be scored with it"
+    )
+    with pytest.raises(KnowprobeError) as error:
+        models.load_tokenizer(tmp_path, "masked")
+    assert str(error.value) == expected
+    with pytest.raises(KnowprobeError) as error:
+        scoring.load(tmp_path, "masked")
+    assert str(error.value) == expected
+
+
+def test_a_bos_token_outside_the_vocabulary_is_refused_where_texts_start_with_it(tmp_path, tiny_causal_models):
+    """The same for a causal model's BOS, where a study puts it before every text."""
+    from knowprobe import scoring
+
+    name, model, tokenizer = next(entry for entry in tiny_causal_models if entry[0] == "llama")
+    model.save_pretrained(tmp_path)
+    tokenizer.save_pretrained(tmp_path)
+    drop_from_vocabulary(tmp_path, "<s>")
+    with pytest.raises(KnowprobeError, match=r"the tokenizer's bos token '<s>' has id \d+, which is also the id of"):
+        scoring.load(tmp_path, "causal", start_token=True)
+    assert scoring.load(tmp_path, "causal", start_token=False).start == []  # a study that starts without it
+
+
+def test_every_test_models_special_tokens_have_ids_of_their_own(tmp_path, tiny_models, tiny_causal_models):
+    """No false alarm: BERT's, RoBERTa's (<mask> absorbing a space), GPT-2's (BOS = EOS = UNK),
+    Llama's and Qwen2's (no BOS) tokenizers pass, saved and loaded."""
+    for name, model, tokenizer in tiny_models:
+        tokenizer.save_pretrained(tmp_path / name)
+        assert models.special_token_problem(models.load_tokenizer(tmp_path / name, "masked"), "mask") is None
+        assert models.token_ids_problem(tokenizer, model, "masked") is None
+    for name, model, tokenizer in tiny_causal_models:
+        tokenizer.save_pretrained(tmp_path / name)
+        loaded = models.load_tokenizer(tmp_path / name, "causal", start_token=True)
+        assert loaded.bos_token is None or models.special_token_problem(loaded, "bos") is None
+        assert models.token_ids_problem(tokenizer, model, "causal", start_token=True) is None
+
+
+def test_a_mask_id_past_the_embeddings_is_refused(tmp_path, tiny_bert, wordpiece_tokenizer):
+    """A mask token transformers adds after the last id of a contiguous vocabulary is an id of its
+    own, but one the model has no embedding for."""
+    import copy
+
+    tokenizer = copy.deepcopy(wordpiece_tokenizer)
+    tokenizer.add_special_tokens({"mask_token": "[NEWMASK]"})
+    assert "past the model's" in models.token_ids_problem(tokenizer, tiny_bert, "masked")
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ('{"model_type": "bert",\n', "not JSON (Expecting property name enclosed in double quotes, line 2 column 1)"),
+        ("[1, 2]", "a JSON list, not an object"),
+    ],
+)
+def test_a_config_json_that_is_not_json_is_one_line(tmp_path, tiny_bert, wordpiece_tokenizer, text, problem):
+    """Issue 44, item 5: a config.json that is not JSON was a JSONDecodeError traceback in
+    common.smk (check_model_kinds) as the DAG was built."""
+    tiny_bert.save_pretrained(tmp_path)
+    wordpiece_tokenizer.save_pretrained(tmp_path)
+    (tmp_path / "config.json").write_text(text)
+    assert models.local_model_problem(tmp_path) == (
+        f"holds a config.json that is {problem}; a model's config.json is one JSON object"
+    )
+    with pytest.raises(KnowprobeError) as error:
+        models.read_model_config(tmp_path / "config.json")
+    assert str(error.value).startswith(f"{tmp_path / 'config.json'}: {problem}; ")
+
+
+def test_the_dry_run_names_the_model_whose_downloaded_config_json_is_not_json(tmp_path, tiny_bert, wordpiece_tokenizer):
+    import yaml
+
+    from conftest import copy_project, snakemake
+
+    project = copy_project(tmp_path / "project")
+    downloaded = project / "resources/models/hub-bert"
+    tiny_bert.save_pretrained(downloaded)
+    wordpiece_tokenizer.save_pretrained(downloaded)
+    (downloaded / "config.json").write_text('{"model_type": "bert",\n')
+    path = project / "resources/demo/config.yaml"
+    config = yaml.safe_load(path.read_text())
+    config["models"]["hub-bert"] = {"kind": "masked", "hub_id": "org/hub-bert"}
+    path.write_text(yaml.safe_dump(config))
+    result = snakemake(project, "-n", "--configfile", "resources/demo/config.yaml", check=False)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0 and "JSONDecodeError" not in output
+    assert (
+        "model hub-bert: resources/models/hub-bert/config.json: not JSON (Expecting property name enclosed in "
+        "double quotes, line 2 column 1)" in output
+    )

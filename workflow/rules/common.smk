@@ -182,8 +182,7 @@ def check_model_kinds(names, local_only):
     """Each model's declared kind is one transformers can load it as: read from the config.json of
     a local copy (a path, or a download already made) as the DAG is built, and from the hub as a
     run starts (``local_only=False``) for models not yet downloaded."""
-    import json
-    from knowprobe.models import hub_config, kind_problem
+    from knowprobe.models import hub_config, kind_problem, read_model_config
 
     for name in names:
         entry = config["models"][name]
@@ -191,7 +190,10 @@ def check_model_kinds(names, local_only):
             continue  # the demo's own models, built by the workflow
         local = Path(model_dir(name)) / "config.json"
         if local.is_file():
-            model_config = json.loads(local.read_text())
+            try:
+                model_config = read_model_config(local)
+            except KnowprobeError as error:
+                raise WorkflowError(f"model {name}: {error}") from None
         elif local_only or entry.get("hub_id") is None:
             continue
         else:

@@ -78,12 +78,38 @@ TOKENIZER_FILES = (
 )
 
 
+def config_json_problem(path: str | Path) -> tuple[dict | None, str | None]:
+    """A model's ``config.json`` read, or what is wrong with it (not UTF-8, not JSON, not an object)."""
+    import json
+
+    try:
+        parsed = json.loads(Path(path).read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        return None, "not UTF-8 text"
+    except json.JSONDecodeError as error:
+        return None, f"not JSON ({error.msg}, line {error.lineno} column {error.colno})"
+    if not isinstance(parsed, dict):
+        return None, f"a JSON {type(parsed).__name__}, not an object"
+    return parsed, None
+
+
+def read_model_config(path: str | Path) -> dict:
+    """A model's ``config.json``; one line naming the file where it is not a JSON object."""
+    parsed, problem = config_json_problem(path)
+    if problem:
+        raise KnowprobeError(f"{path}: {problem}; a model's config.json is one JSON object (save_pretrained writes it)")
+    return parsed
+
+
 def local_model_problem(model_dir: str | Path) -> str | None:
     """What a local model directory lacks for the loader (its config, a tokenizer, weights), or
     None: checked before any job runs, so that a wrong path is not found hours into a run."""
     model_dir = Path(model_dir)
     if not (model_dir / "config.json").is_file():
         return "holds no config.json (a model saved with save_pretrained has one)"
+    problem = config_json_problem(model_dir / "config.json")[1]
+    if problem:
+        return f"holds a config.json that is {problem}; a model's config.json is one JSON object"
     if not any(all((model_dir / name).is_file() for name in names) for names in TOKENIZER_FILES):
         return (
             "holds no tokenizer files (tokenizer.json, vocab.txt, vocab.json with merges.txt, or a SentencePiece model)"
@@ -93,7 +119,36 @@ def local_model_problem(model_dir: str | Path) -> str | None:
     return None
 
 
-def load_tokenizer(model_dir: str | Path, kind: str):
+def special_token_problem(tokenizer, role: str) -> str | None:
+    """Why the tokenizer's ``role`` token (``mask``, ``bos``) is not a special token with an id of
+    its own, or None where it is. A tokenizer whose vocabulary lacks the token its config names
+    (``mask_token: "[MASK]"`` in tokenizer_config.json, no ``[MASK]`` in tokenizer.json) gets it
+    from transformers under a new id, which can be that of an ordinary word: the model then reads
+    that word where the mask should be, and every score is silently wrong."""
+    token = getattr(tokenizer, f"{role}_token")
+    if token is None:
+        return f"the tokenizer has no {role} token"
+    token = str(token)
+    token_id = tokenizer.convert_tokens_to_ids(token)
+    unk = tokenizer.unk_token_id
+    if token_id is None or (token_id == unk and token != str(tokenizer.unk_token)):
+        return f"the tokenizer's {role} token {token!r} is not in its vocabulary"
+    sharing = sorted(other for other, number in tokenizer.get_vocab().items() if number == token_id and other != token)
+    if sharing:
+        return (
+            f"the tokenizer's {role} token {token!r} has id {token_id}, which is also the id of {sharing[0]!r}: its "
+            f"vocabulary (tokenizer.json, vocab.txt) lacks {token!r}, and transformers added it under an "
+            "ordinary word's id"
+        )
+    if token_id not in tokenizer.all_special_ids:
+        return f"the tokenizer's {role} token {token!r} (id {token_id}) is not one of its special tokens"
+    return None
+
+
+def load_tokenizer(model_dir: str | Path, kind: str, start_token: bool = False):
+    """A model's tokenizer, checked for what its kind uses: a masked model's mask token, and a
+    causal model's BOS where texts start with it (``start_token``), each a special token with an
+    id of its own."""
     from transformers import AutoTokenizer
 
     try:
@@ -102,7 +157,26 @@ def load_tokenizer(model_dir: str | Path, kind: str):
         raise KnowprobeError(f"{model_dir}: cannot load a tokenizer ({type(error).__name__}: {error})") from None
     if kind == "masked" and tokenizer.mask_token is None:
         raise KnowprobeError(f"{model_dir}: the tokenizer has no mask token, but the config says kind: masked")
+    roles = ["mask"] if kind == "masked" else ["bos"] if start_token and tokenizer.bos_token is not None else []
+    for role in roles:
+        problem = special_token_problem(tokenizer, role)
+        if problem:
+            raise KnowprobeError(f"{model_dir}: {problem}; the model cannot be scored with it")
     return tokenizer
+
+
+def token_ids_problem(tokenizer, model, kind: str, start_token: bool = False) -> str | None:
+    """Where a special token the scorer uses has an id past the model's embeddings, or None."""
+    size = model.get_input_embeddings().num_embeddings
+    roles = ["mask"] if kind == "masked" else ["bos"] if start_token and tokenizer.bos_token is not None else []
+    for role in roles:
+        token_id = getattr(tokenizer, f"{role}_token_id")
+        if token_id is not None and not 0 <= token_id < size:
+            return (
+                f"the tokenizer's {role} token has id {token_id}, past the model's {size} embeddings: "
+                "tokenizer and weights do not belong together"
+            )
+    return None
 
 
 def load_model(model_dir: str | Path, kind: str, dtype=None):
