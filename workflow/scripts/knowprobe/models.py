@@ -19,19 +19,35 @@ log = logging.getLogger(__name__)
 HUB_PATTERNS = ["*.json", "*.txt", "*.model", "*.spm", "*.safetensors", "merges.txt", "vocab.*"]
 
 
-def download_hub_model(hub_id: str, revision: str, dest: str | Path, name: str | None = None, tries: int = 3) -> Path:
+def download_hub_model(
+    hub_id: str, revision: str, dest: str | Path, name: str | None = None, tries: int = 3, checks=None
+) -> Path:
     """Fetch a hub model's files into ``dest``. A connection error is tried again (``tries`` in
     all, waiting longer each time); a model the hub does not have, or no network allowed
     (HF_HUB_OFFLINE), is one error at once, naming the way to use a local copy: the rule itself is
-    not retried, so the message is printed once."""
+    not retried, so the message is printed once.
+
+    With ``checks`` (knowprobe.download.Checks): the revision is resolved to its commit, or taken
+    from the lock file where an earlier download recorded it (so a branch that moved since, on the
+    hub or for another clone or cluster node with the same lock file, still gives the same files);
+    each file is verified against its SHA-256 in the lock file, else against the hub's listing (the
+    SHA-256 of a large file, the git blob id of a small one); the commit and the files' digests are
+    recorded in the lock file."""
     import time
 
-    from huggingface_hub import list_repo_files, snapshot_download
+    from huggingface_hub import HfApi, snapshot_download
     from huggingface_hub.errors import OfflineModeIsEnabled
 
+    key = f"{hub_id}@{revision}"
+    locked = {}
+    if checks is not None and checks.checksum != "none":
+        from .download import read_lock
+
+        locked = read_lock(checks.lock)["models"].get(key) or {}
+    fetch_revision = locked.get("commit") or revision
     for attempt in range(1, tries + 1):
         try:
-            files = list_repo_files(hub_id, revision=revision)
+            info = HfApi().model_info(hub_id, revision=fetch_revision, files_metadata=True)
             break
         except Exception as error:  # the hub client raises many error types; all mean "cannot load"
             transient = isinstance(error, (ConnectionError, TimeoutError, OSError)) and not isinstance(
@@ -41,18 +57,88 @@ def download_hub_model(hub_id: str, revision: str, dest: str | Path, name: str |
                 log.warning("hub unreachable (%s); trying again in %d s", type(error).__name__, 10 * attempt)
                 time.sleep(10 * attempt)
                 continue
-            key = f"models.{name}.path" if name else "the model's path"
+            config_key = f"models.{name}.path" if name else "the model's path"
             raise KnowprobeError(
-                f"model {hub_id!r} (revision {revision}) cannot be fetched from the hub: "
+                f"model {hub_id!r} (revision {fetch_revision}) cannot be fetched from the hub: "
                 f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}; "
-                f"to use a local copy, set {key} to its directory (save_pretrained layout) instead of hub_id"
+                f"to use a local copy, set {config_key} to its directory (save_pretrained layout) instead of hub_id"
             ) from None
+    listed = {sibling.rfilename: sibling for sibling in info.siblings or []}
+    patterns = hub_patterns(listed)
+    commit = info.sha or fetch_revision
+    path = snapshot_download(hub_id, revision=commit, local_dir=str(dest), allow_patterns=patterns)
+    log.info("downloaded %s@%s (commit %s) to %s", hub_id, revision, commit, path)
+    if checks is not None:
+        verify_hub_files(Path(dest), key, commit, listed, locked, checks)
+    return Path(path)
+
+
+def hub_patterns(files) -> list[str]:
+    """The files of a hub repository ``download_hub_model`` fetches: safetensors weights where the
+    repository has them, else its .bin weights."""
     patterns = list(HUB_PATTERNS)
     if not any(name.endswith(".safetensors") for name in files):
         patterns.append("pytorch_model*.bin")
-    path = snapshot_download(hub_id, revision=revision, local_dir=str(dest), allow_patterns=patterns)
-    log.info("downloaded %s@%s to %s", hub_id, revision, path)
-    return Path(path)
+    return patterns
+
+
+def git_blob_id(path: Path) -> str:
+    """The git blob id (SHA-1 of ``blob SIZE\\0`` and the content) the hub lists for a small file."""
+    import hashlib
+
+    digest = hashlib.sha1(f"blob {path.stat().st_size}\0".encode())
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 24):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def verify_hub_files(dest: Path, key: str, commit: str, listed: dict, locked: dict, checks) -> None:
+    """Verify the downloaded files of a hub model (see ``download_hub_model``) and record them."""
+    import fnmatch
+
+    from .download import check_digest, editing_lock, file_digest, now
+
+    if checks.checksum == "none":
+        log.warning("downloads.checksum is none: %s (%s, commit %s) is not verified", dest, key, commit)
+    files = {}
+    patterns = hub_patterns(listed)
+    for name in sorted(listed):
+        if not any(fnmatch.fnmatch(name, pattern) for pattern in patterns) or not (dest / name).is_file():
+            continue
+        path = dest / name
+        found = file_digest(path, "sha256")
+        files[name] = {"sha256": found, "bytes": path.stat().st_size}
+        if checks.checksum == "none":
+            continue
+        recorded = (locked.get("files") or {}).get(name)
+        sibling = listed[name]
+        if recorded:
+            check_digest(path, "sha256", recorded["sha256"], f"the lock file {checks.lock} ({key})", found)
+        elif sibling.lfs is not None:
+            check_digest(path, "sha256", sibling.lfs.sha256, f"the hub's listing of {key} at {commit}", found)
+        elif sibling.blob_id:
+            check_digest(
+                path, "git blob id", sibling.blob_id, f"the hub's listing of {key} at {commit}", git_blob_id(path)
+            )
+    against = (
+        "not verified (downloads.checksum: none)"
+        if checks.checksum == "none"
+        else f"the lock file {checks.lock}"
+        if locked
+        else f"the hub's listing at commit {commit} (recorded in {checks.lock})"
+    )
+    if checks.lock is None:
+        return
+    with editing_lock(checks.lock) as data:
+        old = data["models"].get(key, {})
+        data["models"][key] = {
+            "directory": str(dest),
+            "commit": commit,
+            "files": files,
+            "recorded": old.get("recorded") if old.get("commit") == commit else now(),
+            "verified_against": against,
+        }
 
 
 KINDS = ("masked", "causal")
@@ -249,7 +335,5 @@ def hub_size(hub_id: str, revision: str) -> int | None:
     except Exception:  # offline, unknown model, ...: the download rule reports it
         return None
     files = {s.rfilename: s.size or 0 for s in info.siblings or []}
-    patterns = list(HUB_PATTERNS)
-    if not any(name.endswith(".safetensors") for name in files):
-        patterns.append("pytorch_model*.bin")
+    patterns = hub_patterns(files)
     return sum(size for name, size in files.items() if any(fnmatch.fnmatch(name, p) for p in patterns))
