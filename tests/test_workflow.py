@@ -495,6 +495,14 @@ def test_a_study_runs_alone_from_its_target(tmp_path):
         (lambda c: c["comps"].update(models=["nobody"]), "config comps.models: 'nobody' is not a key of models"),
         (lambda c: c["comps"].update(build={"positives": 0}), "config comps.build.positives: 0 is less than"),
         (lambda c: c["comps"].update(norms="resources/nowhere"), "config comps.norms: directory resources/nowhere"),
+        # issue 44, item 10: 10**9 chunks hung the dry run; nested YAML aliases (yaml.safe_dump
+        # writes shared lists as anchors and aliases) printed a "line" of 152 MB; a long name whole
+        (
+            lambda c: c["wikidata"].update(chunks=10**9),
+            "config wikidata.chunks: 1000000000 is greater than the maximum of 1024",
+        ),
+        (lambda c: c["scoring"].update(max_length=nested_lists(8)), "config scoring.max_length: [[[[[[[['lol'"),
+        (lambda c: c["lpaqa"].update(models=["x" * 5000]), "config lpaqa.models: '" + "x" * 199 + "... is not a key"),
     ],
 )
 def test_config_mistakes_fail_before_anything_runs(tmp_path, edit_config, message):
@@ -507,7 +515,16 @@ def test_config_mistakes_fail_before_anything_runs(tmp_path, edit_config, messag
     assert message in result.stdout + result.stderr
     # one line naming the key, with Snakemake's few lines of where (never the schema or the config)
     assert len((result.stdout + result.stderr).strip().splitlines()) <= 6, result.stdout + result.stderr
+    assert max(len(line) for line in (result.stdout + result.stderr).splitlines()) < 600
     assert not (project / "results").exists()
+
+
+def nested_lists(levels: int):
+    """A list of 9 copies of a list of 9 copies ... of "lol", ``levels`` deep: a few lines as YAML."""
+    value = ["lol"] * 9
+    for _ in range(levels - 1):
+        value = [value] * 9
+    return value
 
 
 def run_in_terminal(cwd: Path, *args: str) -> str:

@@ -102,6 +102,12 @@ def quote(value, limit: int = QUOTE_LIMIT) -> str:
     return text
 
 
+def clip(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """A text a message shows as it is (a path, a URL): its first ``limit`` characters, then "..."."""
+    text = str(text)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 class _QuotedDict(dict):
     def __repr__(self):
         return quote(self)
