@@ -562,3 +562,39 @@ def test_the_report_lists_each_download_and_what_it_was_verified_against(files_s
                               "stest": {"source": "wikidata"}}}
     )  # fmt: skip
     assert text.strip() in page
+
+
+def test_a_download_that_fills_the_disk_is_one_line_naming_it(server, small_file_system, tmp_path, capsys):
+    """Issue 44, item 10: a full disk named no file (Python's write names none); the download's
+    .part stays, for the next run to resume."""
+    from knowprobe.io import rule_logging
+
+    dest = small_file_system / "resources" / "data.zip"
+    with pytest.raises(SystemExit), rule_logging(tmp_path / "job.log"):
+        download.download(f"{server}/data.zip", dest)
+    printed = capsys.readouterr().err.strip().splitlines()
+    assert printed == [
+        f"knowprobe error: {dest}: no space left on the device (file system at {small_file_system}, 0.0 GB free); "
+        "free space or point the run elsewhere, then run the same command again: it goes on where it stopped"
+    ]
+    assert (small_file_system / "resources" / "data.zip.part").exists() and not dest.exists()
+
+
+def test_a_model_save_that_fills_the_disk_is_one_line_naming_the_model(tmp_path, capsys, monkeypatch, tiny_bert):
+    """Issue 44, item 10: save_pretrained's safetensors write on a full disk was two tracebacks
+    (its SafetensorError was taken for a bug)."""
+    from safetensors import SafetensorError
+
+    from knowprobe import demo_model
+    from knowprobe.io import rule_logging
+
+    def full(*args, **kwargs):
+        raise SafetensorError("Error while serializing: I/O error: No space left on device (os error 28)")
+
+    monkeypatch.setattr(tiny_bert, "save_pretrained", full)
+    out = tmp_path / "results" / "models" / "tiny"
+    with pytest.raises(SystemExit), rule_logging(tmp_path / "job.log"):
+        demo_model.save_trained(tiny_bert, None, out, {})
+    printed = capsys.readouterr().err.strip().splitlines()
+    assert len(printed) == 1 and printed[0].startswith(f"knowprobe error: {out}: no space left on the device")
+    assert "Traceback" not in (tmp_path / "job.log").read_text()

@@ -144,24 +144,6 @@ def test_a_full_disk_names_the_file_being_written_and_its_file_system(tmp_path, 
     assert list((tmp_path / "results").iterdir()) == []  # no temporary file left
 
 
-@pytest.fixture
-def small_file_system(tmp_path):
-    """A file system of 256 KiB (a tmpfs; needs the right to mount, else the test is skipped)."""
-    import subprocess
-
-    where = tmp_path / "small"
-    where.mkdir()
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(where)], capture_output=True, text=True
-    )
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here: {mounted.stderr.strip() or mounted.returncode}")
-    try:
-        yield where
-    finally:
-        subprocess.run(["umount", str(where)], check=False)
-
-
 @pytest.mark.parametrize("kind", ["parquet", "text", "safetensors"])
 def test_a_really_full_file_system_is_one_line_naming_it(small_file_system, tmp_path, capsys, kind):
     """The same, on a file system that fills up (pyarrow, Python and safetensors write into it)."""

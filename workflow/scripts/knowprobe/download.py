@@ -27,7 +27,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .io import KnowprobeError, atomic_path, progress, write_text
+from .io import KnowprobeError, atomic_path, is_disk_full, progress, write_text, writing
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +71,7 @@ def download(url: str, dest: str | os.PathLike, timeout: float = 60.0) -> Path:
             f", resuming at {have}" if resumed else "",
         )
         with (
+            writing(dest, part),  # a full disk names the download, whose .part the next run resumes
             part.open("ab" if resumed else "wb") as out,
             progress(total=total, initial=have, unit="B", unit_scale=True, desc=dest.name) as bar,
         ):
@@ -321,12 +322,17 @@ def unpack(archive: str | os.PathLike, dest: str | os.PathLike, marker: str, exp
     staging = dest.with_name(dest.name + ".unpacking")
     shutil.rmtree(staging, ignore_errors=True)
     try:
-        if archive.suffix == ".zip":
-            with zipfile.ZipFile(archive) as zipped:
-                zipped.extractall(staging)
-        else:
-            with tarfile.open(archive) as tar:
-                tar.extractall(staging, filter="data")
+        with writing(dest):  # a full disk names the folder being unpacked
+            if archive.suffix == ".zip":
+                with zipfile.ZipFile(archive) as zipped:
+                    zipped.extractall(staging)
+            else:
+                with tarfile.open(archive) as tar:
+                    tar.extractall(staging, filter="data")
+    except OSError as error:
+        if is_disk_full(error):
+            shutil.rmtree(staging, ignore_errors=True)  # what was unpacked, out of the full disk's way
+        raise
     except zipfile.BadZipFile:
         raise KnowprobeError(f"{archive}: not a zip archive (delete it to download it again)") from None
     except tarfile.TarError as error:

@@ -52,20 +52,28 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     os.close(fd)
     tmp = Path(tmp)
     try:
-        yield tmp
-        if tmp.exists():
-            os.chmod(tmp, file_mode())
-        os.replace(tmp, path)
-    except Exception as error:
-        named = getattr(error, "filename", None)
-        if is_disk_full(error) and named in (None, str(tmp)):
-            # the library names no file (Python's write, pyarrow, safetensors) or names the
-            # temporary one: the error names the file being written, whose file system is full
-            raise disk_full_error(error, path) from error
-        raise
+        with writing(path, tmp):
+            yield tmp
+            if tmp.exists():
+                os.chmod(tmp, file_mode())
+            os.replace(tmp, path)
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+@contextlib.contextmanager
+def writing(path: str | os.PathLike, *also: str | os.PathLike) -> Iterator[None]:
+    """A full disk while ``path`` is written (by any library) as an OSError naming ``path``: the
+    libraries name no file (Python's write, pyarrow, safetensors, zipfile) or the temporary one
+    (``also``), so that rule_logging's one line names the file being written and its file system."""
+    try:
+        yield
+    except Exception as error:
+        named = getattr(error, "filename", None)
+        if is_disk_full(error) and (named is None or str(named) in {str(name) for name in also}):
+            raise disk_full_error(error, path) from error
+        raise
 
 
 def write_text(text: str, path: str | os.PathLike) -> None:
