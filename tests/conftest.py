@@ -316,6 +316,24 @@ def mirror(tmp_path):
     server.shutdown()
 
 
+@pytest.fixture
+def small_file_system(tmp_path):
+    """A file system of 256 KiB (a tmpfs; needs the right to mount, else the test is skipped)."""
+    import subprocess
+
+    where = tmp_path / "small"
+    where.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(where)], capture_output=True, text=True
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here: {mounted.stderr.strip() or mounted.returncode}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", str(where)], check=False)
+
+
 def peak_rss_increase(code: str, setup: str = "") -> float:
     """MB by which running ``code`` raises a fresh Python process's resident memory at its peak
     above what it held after ``setup`` (imports): a memory bound that counts what Arrow, numpy and

@@ -74,7 +74,8 @@ def test_the_full_and_the_demo_config_are_valid():
         ({"models": {"m": {"hub_id": "x"}}}, "config models.m: 'kind' is a required property"),
         (
             {"modles": {}},
-            "config modles: unknown key (allowed here: comps, lpaqa, models, scoring, stest, studies, wikidata)",
+            "config modles: unknown key (allowed here: comps, downloads, lpaqa, models, scoring, stest, studies, "
+            "wikidata)",
         ),
         ({"lpaqa": {"probe": {"batch_sise": 3}}}, "config lpaqa.probe.batch_sise: unknown key (allowed here: top_k)"),
         ({"lpaqa": {"trex_train": {"per_relation": 0}}}, "config lpaqa.trex_train.per_relation: 0 is less than"),
@@ -103,3 +104,66 @@ def test_settings_classes_take_every_default_from_the_schema(settings, path, exe
     for field in dataclasses.fields(settings):
         assert field.name in defaults, f"{settings.__name__}.{field.name} is not a key of {'.'.join(path)}"
         assert field.default == defaults[field.name]
+
+
+def nested_aliases(levels: int = 8) -> str:
+    """A few lines of YAML whose aliases nest ``levels`` deep: 9**levels strings once read."""
+    lines = ["a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    lines += [f"a{n}: &a{n} [{', '.join([f'*a{n - 1}'] * 9)}]" for n in range(1, levels)]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize(
+    "where, message",
+    [
+        ("scoring: {max_length: *a7}", "config scoring.max_length: [[[[[[[['lol', 'lol',"),
+        ("wikidata: {date: *a7}", "config wikidata.date: [[[[[[[['lol', 'lol',"),
+        ("lpaqa: {lama: {data: *a7}}", "config lpaqa.lama.data: [[[[[[[['lol', 'lol',"),
+        ("models: {m: *a7}", "config models.m: [[[[[[[['lol', 'lol',"),
+        (f"wikidata: {{date: {'9' * 3000}}}", "config wikidata.date: 999999"),
+        (f"wikidata: {{date: '{'x' * 5000}'}}", "config wikidata.date: 'xxxxx"),
+    ],
+)
+def test_a_config_error_quotes_at_most_200_characters_of_a_value(where, message):
+    """Issue 44, item 10: a config of 2 KB, nested YAML aliases under one key, was refused after
+    seconds of work with a "line" of 152 MB (jsonschema quotes the value at fault whole)."""
+    import time
+
+    text = nested_aliases() + where + "\n"
+    assert len(text) < 6000
+    parsed = yaml.safe_load(text)
+    for name in [key for key in parsed if key.startswith("a")]:
+        del parsed[name]
+    parsed.setdefault("models", {"m": {"kind": "masked", "hub_id": "m"}})
+    started = time.monotonic()
+    with pytest.raises(KnowprobeError) as error:
+        config.validate(parsed)
+    line = str(error.value)
+    assert line.startswith(message) and "\n" not in line
+    assert len(line) < 200 + 120 and "..." in line
+    assert time.monotonic() - started < 2.0  # the whole value is never printed, nor walked
+
+
+def test_quote_keeps_short_values_whole_and_cuts_long_ones():
+    assert config.quote({"a": [1, "b"]}) == repr({"a": [1, "b"]})
+    assert config.quote("x" * 300) == "'" + "x" * 199 + "..."
+    shared = ["y"] * 9
+    assert config.quote([shared, shared]) == repr([shared, shared])
+
+
+def test_wikidata_chunks_and_every_other_count_have_a_maximum():
+    """Issue 44, item 10: wikidata.chunks: 1000000000 was taken, and the dry run hung making a
+    billion jobs. Every integer key but seeds has a maximum in the schema."""
+    with pytest.raises(KnowprobeError, match=r"^config wikidata\.chunks: 1000000000 is greater than the maximum of"):
+        config.validate({"models": {"m": {"kind": "masked", "hub_id": "m"}}, "wikidata": {"chunks": 10**9}})
+    counts = [
+        key
+        for key, node in schema_leaves(config._document(config.MAIN_SCHEMA), config.MAIN_SCHEMA)
+        if "integer" in (node.get("type") if isinstance(node.get("type"), list) else [node.get("type")])
+    ]
+    assert len(counts) > 40
+    missing = [
+        key for key, node in schema_leaves(config._document(config.MAIN_SCHEMA), config.MAIN_SCHEMA)
+        if key in counts and not key.endswith("seed") and "maximum" not in node
+    ]  # fmt: skip
+    assert missing == []

@@ -221,3 +221,380 @@ def test_the_dry_run_refuses_a_model_path_that_holds_no_model(tmp_path):
     output = result.stdout + result.stderr
     assert result.returncode != 0
     assert "config models.local-bert.path: resources/demo holds no config.json" in output
+
+
+def drop_from_vocabulary(directory, token):
+    """Take ``token`` out of a saved tokenizer's vocabulary (tokenizer.json's model and added
+    tokens, vocab.txt), leaving tokenizer_config.json naming it, as a damaged or hand-edited copy."""
+    import json
+
+    path = directory / "tokenizer.json"
+    saved = json.loads(path.read_text())
+    saved["model"]["vocab"].pop(token)
+    saved["added_tokens"] = [added for added in saved["added_tokens"] if added["content"] != token]
+    path.write_text(json.dumps(saved))
+    for name in ("vocab.txt", "vocab.json"):
+        (directory / name).unlink(missing_ok=True)
+
+
+def test_a_mask_token_outside_the_vocabulary_is_refused_at_load(tmp_path, tiny_bert, wordpiece_tokenizer):
+    """Issue 44, item 5: with [MASK] taken out of tokenizer.json's vocabulary and
+    tokenizer_config.json still naming it, transformers re-added it under the id of an ordinary
+    word, and every masked score was silently wrong (rc 0)."""
+    from knowprobe import scoring
+
+    tiny_bert.save_pretrained(tmp_path)
+    wordpiece_tokenizer.save_pretrained(tmp_path)
+    drop_from_vocabulary(tmp_path, "[MASK]")
+    word = wordpiece_tokenizer.convert_ids_to_tokens(len(wordpiece_tokenizer) - 1)
+    expected = (
+        f"{tmp_path}: the tokenizer's mask token '[MASK]' has id {len(wordpiece_tokenizer) - 1}, which is also the "
+        f"id of {word!r}: its vocabulary (tokenizer.json, vocab.txt) lacks '[MASK]', and transformers added it "
+        "under an ordinary word's id; the model cannot be scored with it"
+    )
+    with pytest.raises(KnowprobeError) as error:
+        models.load_tokenizer(tmp_path, "masked")
+    assert str(error.value) == expected
+    with pytest.raises(KnowprobeError) as error:
+        scoring.load(tmp_path, "masked")
+    assert str(error.value) == expected
+
+
+def test_a_bos_token_outside_the_vocabulary_is_refused_where_texts_start_with_it(tmp_path, tiny_causal_models):
+    """The same for a causal model's BOS, where a study puts it before every text."""
+    from knowprobe import scoring
+
+    name, model, tokenizer = next(entry for entry in tiny_causal_models if entry[0] == "llama")
+    model.save_pretrained(tmp_path)
+    tokenizer.save_pretrained(tmp_path)
+    drop_from_vocabulary(tmp_path, "<s>")
+    with pytest.raises(KnowprobeError, match=r"the tokenizer's bos token '<s>' has id \d+, which is also the id of"):
+        scoring.load(tmp_path, "causal", start_token=True)
+    assert scoring.load(tmp_path, "causal", start_token=False).start == []  # a study that starts without it
+
+
+def test_every_test_models_special_tokens_have_ids_of_their_own(tmp_path, tiny_models, tiny_causal_models):
+    """No false alarm: BERT's, RoBERTa's (<mask> absorbing a space), GPT-2's (BOS = EOS = UNK),
+    Llama's and Qwen2's (no BOS) tokenizers pass, saved and loaded."""
+    for name, model, tokenizer in tiny_models:
+        tokenizer.save_pretrained(tmp_path / name)
+        assert models.special_token_problem(models.load_tokenizer(tmp_path / name, "masked"), "mask") is None
+        assert models.token_ids_problem(tokenizer, model, "masked") is None
+    for name, model, tokenizer in tiny_causal_models:
+        tokenizer.save_pretrained(tmp_path / name)
+        loaded = models.load_tokenizer(tmp_path / name, "causal", start_token=True)
+        assert loaded.bos_token is None or models.special_token_problem(loaded, "bos") is None
+        assert models.token_ids_problem(tokenizer, model, "causal", start_token=True) is None
+
+
+def test_a_mask_id_past_the_embeddings_is_refused(tmp_path, tiny_bert, wordpiece_tokenizer):
+    """A mask token transformers adds after the last id of a contiguous vocabulary is an id of its
+    own, but one the model has no embedding for."""
+    import copy
+
+    tokenizer = copy.deepcopy(wordpiece_tokenizer)
+    tokenizer.add_special_tokens({"mask_token": "[NEWMASK]"})
+    assert "past the model's" in models.token_ids_problem(tokenizer, tiny_bert, "masked")
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ('{"model_type": "bert",\n', "not JSON (Expecting property name enclosed in double quotes, line 2 column 1)"),
+        ("[1, 2]", "a JSON list, not an object"),
+    ],
+)
+def test_a_config_json_that_is_not_json_is_one_line(tmp_path, tiny_bert, wordpiece_tokenizer, text, problem):
+    """Issue 44, item 5: a config.json that is not JSON was a JSONDecodeError traceback in
+    common.smk (check_model_kinds) as the DAG was built."""
+    tiny_bert.save_pretrained(tmp_path)
+    wordpiece_tokenizer.save_pretrained(tmp_path)
+    (tmp_path / "config.json").write_text(text)
+    assert models.local_model_problem(tmp_path) == (
+        f"holds a config.json that is {problem}; a model's config.json is one JSON object"
+    )
+    with pytest.raises(KnowprobeError) as error:
+        models.read_model_config(tmp_path / "config.json")
+    assert str(error.value).startswith(f"{tmp_path / 'config.json'}: {problem}; ")
+
+
+def test_the_dry_run_names_the_model_whose_downloaded_config_json_is_not_json(tmp_path, tiny_bert, wordpiece_tokenizer):
+    import yaml
+
+    from conftest import copy_project, snakemake
+
+    project = copy_project(tmp_path / "project")
+    downloaded = project / "resources/models/hub-bert"
+    tiny_bert.save_pretrained(downloaded)
+    wordpiece_tokenizer.save_pretrained(downloaded)
+    (downloaded / "config.json").write_text('{"model_type": "bert",\n')
+    path = project / "resources/demo/config.yaml"
+    config = yaml.safe_load(path.read_text())
+    config["models"]["hub-bert"] = {"kind": "masked", "hub_id": "org/hub-bert"}
+    path.write_text(yaml.safe_dump(config))
+    result = snakemake(project, "-n", "--configfile", "resources/demo/config.yaml", check=False)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0 and "JSONDecodeError" not in output
+    assert (
+        "model hub-bert: resources/models/hub-bert/config.json: not JSON (Expecting property name enclosed in "
+        "double quotes, line 2 column 1)" in output
+    )
+
+
+@pytest.fixture
+def files_server(tmp_path):
+    """A loopback HTTP server of the files in tmp_path/served."""
+    import functools
+
+    root = tmp_path / "served"
+    root.mkdir()
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
+    handler.log_message = lambda *args: None
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}", root
+    httpd.shutdown()
+
+
+def test_a_download_is_recorded_in_the_lock_file_and_held_to_it(files_server, tmp_path):
+    """Issue 44, item 6: only the dumps were verified; LAMA's data.zip, the releases, the norms,
+    WordNet and GloVe were used as they arrived. A file with no digest known in advance is
+    recorded (SHA-256, size) on its first download; a later download, here or on another node with
+    the same lock file, is held to it: a mismatch is one line naming the file and both digests."""
+    import hashlib
+    import json
+    import shutil
+
+    url, served = files_server
+    (served / "data.zip").write_bytes(PAYLOAD)
+    lock = tmp_path / "downloads.lock.json"
+    checks = download.Checks(lock=lock)
+    dest = tmp_path / "resources" / "data.zip"
+    download.fetch(f"{url}/data.zip", dest, checks)
+    record = json.loads(lock.read_text())["files"][f"{url}/data.zip"]
+    digest = hashlib.sha256(PAYLOAD).hexdigest()
+    assert record["sha256"] == digest and record["bytes"] == len(PAYLOAD) and record["file"] == str(dest)
+    assert record["verified_against"].startswith("nothing yet: recorded in")
+
+    # another node: the same lock file, the server now hands out other bytes
+    node = tmp_path / "node"
+    node.mkdir()
+    shutil.copy(lock, node / "downloads.lock.json")
+    (served / "data.zip").write_bytes(PAYLOAD[::-1])
+    other = node / "resources" / "data.zip"
+    with pytest.raises(KnowprobeError) as error:
+        download.fetch(f"{url}/data.zip", other, download.Checks(lock=node / "downloads.lock.json"))
+    found = hashlib.sha256(PAYLOAD[::-1]).hexdigest()
+    assert str(error.value) == (
+        f"{other}: sha256 {found} does not match {digest} from the lock file {node / 'downloads.lock.json'} "
+        f"(recorded {record['recorded']}); the file was deleted, run again to download it anew (or, if its "
+        f"publisher changed the file on purpose, remove its entry from {node / 'downloads.lock.json'})"
+    )
+    assert not other.exists()
+    # checksum: none takes it, with a warning, and records what it took
+    download.fetch(f"{url}/data.zip", other, download.Checks(lock=node / "downloads.lock.json", checksum="none"))
+    assert other.read_bytes() == PAYLOAD[::-1]
+
+
+def test_a_digest_known_in_advance_is_checked_before_any_lock(files_server, tmp_path):
+    import hashlib
+    import json
+
+    url, served = files_server
+    (served / "TREx_train.tar.gz").write_bytes(PAYLOAD)
+    digest = hashlib.sha256(PAYLOAD).hexdigest()
+    lock = tmp_path / "downloads.lock.json"
+    source = f"{url}/TREx_train.tar.gz"
+    dest = tmp_path / "TREx_train.tar.gz"
+    download.fetch(source, dest, download.Checks(lock=lock, known={source: digest}))
+    assert json.loads(lock.read_text())["files"][source]["verified_against"] == (
+        "its SHA-256 in the config (downloads.sha256)"
+    )
+    dest.unlink()
+    with pytest.raises(KnowprobeError, match=rf"^{dest}: sha256 {digest} does not match {'0' * 64} from its SHA-256"):
+        download.fetch(source, dest, download.Checks(lock=lock, known={source: "0" * 64}))
+    assert not dest.exists()
+
+
+def test_every_default_url_is_pinned_and_the_known_digests_are_of_default_urls():
+    """Issue 44, item 6: LPAQA's TREx_train.tar.gz came from the moving master branch. Every URL
+    default is pinned to a commit or a versioned path, or is one whose publisher offers none
+    (docs/workflow.md#downloads says which, and the lock file holds them)."""
+    import re
+
+    from knowprobe import config
+
+    filled = config.validate({"models": {"m": {"kind": "masked", "hub_id": "m"}}})
+    urls = []
+
+    def walk(node, path):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                walk(value, f"{path}.{key}" if path else key)
+        elif isinstance(node, str) and re.match(r"^(https?|ftp)://", node):
+            urls.append((path, node))
+
+    walk({k: v for k, v in filled.items() if k != "downloads"}, "")
+    unversioned = {  # no versioned path offered: verified against the lock file
+        "https://dl.fbaipublicfiles.com/LAMA/data.zip",
+        "https://dl.fbaipublicfiles.com/LAMA/common_vocab_cased.txt",
+        "https://nlp.stanford.edu/data/glove.6B.zip",
+    }
+    for key, url in urls:
+        if "github.com" in url:
+            assert re.search(r"/(archive|raw)/[0-9a-f]{40}[/.]", url), f"{key}: {url} is not pinned to a commit"
+        elif "dumps.wikimedia.org" in url:
+            continue  # mirrors of dated dumps, verified against Wikimedia's checksum lists
+        elif "wordnetcode.princeton.edu" in url:
+            assert "/3.0/" in url
+        else:
+            assert url in unversioned, f"{key}: {url}"
+    known = filled["downloads"]["sha256"]
+    assert known and set(known) <= {url for _, url in urls}
+    assert filled["lpaqa"]["trex_train"]["lpaqa"] in known
+
+
+class FakeHub:
+    """huggingface_hub's model_info and snapshot_download over files held in memory, by commit."""
+
+    def __init__(self, commits, branches):
+        self.commits, self.branches, self.asked = commits, branches, []
+
+    def model_info(self, hub_id, revision=None, files_metadata=False):
+        import hashlib
+
+        from huggingface_hub.hf_api import BlobLfsInfo, RepoSibling
+
+        self.asked.append(revision)
+        commit = self.branches.get(revision, revision)
+        siblings = []
+        for name, data in self.listed[commit].items():
+            if name.endswith(".safetensors"):
+                lfs = BlobLfsInfo(size=len(data), sha256=hashlib.sha256(data).hexdigest(), pointer_size=130)
+                siblings.append(RepoSibling(rfilename=name, size=len(data), lfs=lfs))
+            else:
+                blob = hashlib.sha1(f"blob {len(data)}\0".encode() + data).hexdigest()
+                siblings.append(RepoSibling(rfilename=name, size=len(data), blob_id=blob))
+        return type("Info", (), {"sha": commit, "siblings": siblings})()
+
+    @property
+    def listed(self):
+        return getattr(self, "_listed", self.commits)
+
+    def snapshot_download(self, hub_id, revision=None, local_dir=None, allow_patterns=None):
+        from pathlib import Path
+
+        for name, data in self.commits[revision].items():
+            (Path(local_dir) / name).parent.mkdir(parents=True, exist_ok=True)
+            (Path(local_dir) / name).write_bytes(data)
+        return local_dir
+
+
+def test_a_hub_model_is_pinned_to_its_commit_and_its_files_verified(tmp_path, monkeypatch):
+    """Issue 44, item 6: hub models were taken at whatever their branch held. The revision is
+    resolved to its commit and recorded with each file's SHA-256; a later download (another node)
+    asks for that commit, not the branch, and holds the files to the lock file; the hub's own
+    listing (an LFS file's SHA-256, a small file's git blob id) is checked on the first."""
+    import json
+
+    import huggingface_hub
+
+    first, second = "a" * 40, "b" * 40
+    hub = FakeHub(
+        {
+            first: {"config.json": b'{"model_type": "bert"}', "model.safetensors": b"weights-1"},
+            second: {"config.json": b'{"model_type": "bert"}', "model.safetensors": b"weights-2"},
+        },
+        {"main": first},
+    )
+    monkeypatch.setattr(huggingface_hub.HfApi, "model_info", lambda self, *a, **k: hub.model_info(*a, **k))
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", hub.snapshot_download)
+    lock = tmp_path / "downloads.lock.json"
+    checks = download.Checks(lock=lock)
+    models.download_hub_model("org/bert", "main", tmp_path / "one", name="bert", checks=checks)
+    record = json.loads(lock.read_text())["models"]["org/bert@main"]
+    assert record["commit"] == first and set(record["files"]) == {"config.json", "model.safetensors"}
+    assert record["verified_against"].startswith(f"the hub's listing at commit {first}")
+
+    hub.branches["main"] = second  # the branch moved on the hub
+    hub.asked.clear()
+    models.download_hub_model("org/bert", "main", tmp_path / "two", name="bert", checks=checks)
+    assert hub.asked == [first] and (tmp_path / "two/model.safetensors").read_bytes() == b"weights-1"
+
+    hub.commits[first]["model.safetensors"] = b"weights-X"  # the same commit, other bytes
+    hub._listed = {first: dict(hub.commits[first])}
+    with pytest.raises(
+        KnowprobeError, match=rf"^{tmp_path / 'three' / 'model.safetensors'}: sha256 \w+ does not match "
+    ):
+        models.download_hub_model("org/bert", "main", tmp_path / "three", name="bert", checks=checks)
+
+    # a first download whose bytes differ from what the hub lists
+    hub._listed = {second: {"config.json": b'{"model_type": "bert"}', "model.safetensors": b"weights-2"}}
+    hub.commits[second]["model.safetensors"] = b"truncated"
+    with pytest.raises(
+        KnowprobeError, match=r"model.safetensors: sha256 \w+ does not match \w+ from the hub's listing"
+    ):
+        models.download_hub_model("org/new", second, tmp_path / "four", name="new", checks=checks)
+
+
+def test_the_report_lists_each_download_and_what_it_was_verified_against(files_server, tmp_path):
+    """Issue 44, item 6: the report's first page lists what was verified against what."""
+    import hashlib
+
+    import jinja2
+
+    from conftest import ROOT
+
+    url, served = files_server
+    (served / "data.zip").write_bytes(PAYLOAD)
+    lock = tmp_path / "downloads.lock.json"
+    assert download.lock_report(lock) == ""
+    download.fetch(f"{url}/data.zip", tmp_path / "data.zip", download.Checks(lock=lock))
+    text = download.lock_report(lock)
+    assert text.startswith(f"**Downloads**, and what each was verified against (the lock file ``{lock}``):")
+    assert (
+        f"- ``{tmp_path / 'data.zip'}`` from {url}/data.zip: 1,048,576 bytes, sha256 "
+        f"``{hashlib.sha256(PAYLOAD).hexdigest()}``; verified against nothing yet: recorded in {lock}" in text
+    )
+    page = jinja2.Template((ROOT / "workflow/report/workflow.rst").read_text()).render(
+        snakemake={"config": {"_report": {"headlines": "", "downloads": text}, "studies": [], "models": {},
+                              "lpaqa": {"datasets": [], "vocab": {"mode": "common"}, "prompt_sets": []},
+                              "stest": {"source": "wikidata"}}}
+    )  # fmt: skip
+    assert text.strip() in page
+
+
+def test_a_download_that_fills_the_disk_is_one_line_naming_it(server, small_file_system, tmp_path, capsys):
+    """Issue 44, item 10: a full disk named no file (Python's write names none); the download's
+    .part stays, for the next run to resume."""
+    from knowprobe.io import rule_logging
+
+    dest = small_file_system / "resources" / "data.zip"
+    with pytest.raises(SystemExit), rule_logging(tmp_path / "job.log"):
+        download.download(f"{server}/data.zip", dest)
+    printed = capsys.readouterr().err.strip().splitlines()
+    assert printed == [
+        f"knowprobe error: {dest}: no space left on the device (file system at {small_file_system}, 0.0 GB free); "
+        "free space or point the run elsewhere, then run the same command again: it goes on where it stopped"
+    ]
+    assert (small_file_system / "resources" / "data.zip.part").exists() and not dest.exists()
+
+
+def test_a_model_save_that_fills_the_disk_is_one_line_naming_the_model(tmp_path, capsys, monkeypatch, tiny_bert):
+    """Issue 44, item 10: save_pretrained's safetensors write on a full disk was two tracebacks
+    (its SafetensorError was taken for a bug)."""
+    from safetensors import SafetensorError
+
+    from knowprobe import demo_model
+    from knowprobe.io import rule_logging
+
+    def full(*args, **kwargs):
+        raise SafetensorError("Error while serializing: I/O error: No space left on device (os error 28)")
+
+    monkeypatch.setattr(tiny_bert, "save_pretrained", full)
+    out = tmp_path / "results" / "models" / "tiny"
+    with pytest.raises(SystemExit), rule_logging(tmp_path / "job.log"):
+        demo_model.save_trained(tiny_bert, None, out, {})
+    printed = capsys.readouterr().err.strip().splitlines()
+    assert len(printed) == 1 and printed[0].startswith(f"knowprobe error: {out}: no space left on the device")
+    assert "Traceback" not in (tmp_path / "job.log").read_text()

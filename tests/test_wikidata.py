@@ -441,3 +441,24 @@ def test_a_chunk_that_fails_mid_write_leaves_no_part_files(tmp_path, monkeypatch
         wikidata.parse_chunk(dump, None, dump.stat().st_size, 0, 1, ["P31"], out / "e.parquet", out / "c.parquet")
     assert error.value.errno == errno.ENOSPC and error.value.filename == str(out / "e.parquet")
     assert sorted(p.name for p in out.iterdir()) == []  # no .part file, no table
+
+
+@pytest.mark.parametrize("damage", ["index", "dump"])
+def test_a_chunk_that_cannot_open_its_input_leaves_no_part_file(dumps, tmp_path, damage):
+    """Issue 44, item 10: parse_chunk opened its two part writers before its ``try``, so a seek
+    index rapidgzip could not read (a ValueError traceback, then an abort at exit) or a dump gone
+    missing left .e.parquet.part and .c.parquet.part behind."""
+    dump = tmp_path / "dump.json.gz"
+    dump.write_bytes((dumps / "dump.json.gz").read_bytes())
+    index = tmp_path / "index"
+    index.write_bytes(b"not an index" * 10)
+    if damage == "dump":
+        wikidata.build_index(dump, index)
+        dump.unlink()
+        expected = rf"{re.escape(str(dump))}: chunk 0: {re.escape(str(dump))}: file not found"
+    else:
+        expected = rf"{re.escape(str(dump))}: chunk 0: {re.escape(str(index))}: not a seek index rapidgzip can read"
+    out = tmp_path / "parts"
+    with pytest.raises(KnowprobeError, match=expected):
+        wikidata.parse_chunk(dump, index, 10**6, 0, 1, ["P31"], out / "e.parquet", out / "c.parquet")
+    assert sorted(p.name for p in out.iterdir()) == []

@@ -495,6 +495,14 @@ def test_a_study_runs_alone_from_its_target(tmp_path):
         (lambda c: c["comps"].update(models=["nobody"]), "config comps.models: 'nobody' is not a key of models"),
         (lambda c: c["comps"].update(build={"positives": 0}), "config comps.build.positives: 0 is less than"),
         (lambda c: c["comps"].update(norms="resources/nowhere"), "config comps.norms: directory resources/nowhere"),
+        # issue 44, item 10: 10**9 chunks hung the dry run; nested YAML aliases (yaml.safe_dump
+        # writes shared lists as anchors and aliases) printed a "line" of 152 MB; a long name whole
+        (
+            lambda c: c["wikidata"].update(chunks=10**9),
+            "config wikidata.chunks: 1000000000 is greater than the maximum of 1024",
+        ),
+        (lambda c: c["scoring"].update(max_length=nested_lists(8)), "config scoring.max_length: [[[[[[[['lol'"),
+        (lambda c: c["lpaqa"].update(models=["x" * 5000]), "config lpaqa.models: '" + "x" * 199 + "... is not a key"),
     ],
 )
 def test_config_mistakes_fail_before_anything_runs(tmp_path, edit_config, message):
@@ -507,7 +515,16 @@ def test_config_mistakes_fail_before_anything_runs(tmp_path, edit_config, messag
     assert message in result.stdout + result.stderr
     # one line naming the key, with Snakemake's few lines of where (never the schema or the config)
     assert len((result.stdout + result.stderr).strip().splitlines()) <= 6, result.stdout + result.stderr
+    assert max(len(line) for line in (result.stdout + result.stderr).splitlines()) < 600
     assert not (project / "results").exists()
+
+
+def nested_lists(levels: int):
+    """A list of 9 copies of a list of 9 copies ... of "lol", ``levels`` deep: a few lines as YAML."""
+    value = ["lol"] * 9
+    for _ in range(levels - 1):
+        value = [value] * 9
+    return value
 
 
 def run_in_terminal(cwd: Path, *args: str) -> str:
@@ -585,12 +602,50 @@ def test_wikidata_download_rule_verifies_the_checksum(tmp_path, mirror):
     snakemake(project, target, "--configfile", "mirror.yaml")
     assert (project / target).read_bytes() == (dated / "wikidata-20261116-all.json.gz").read_bytes()
     assert "md5 checksum verified" in (project / "logs/download/wikidata-20261116-gz.log").read_text()
+    # issue 44, item 6: recorded in the lock file with what it was verified against, for the report
+    import hashlib
+    import json
+
+    record = json.loads((project / "downloads.lock.json").read_text())["files"][
+        f"{url}/20261116/wikidata-20261116-all.json.gz"
+    ]
+    assert record["md5"] == hashlib.md5((project / target).read_bytes()).hexdigest()
+    assert record["verified_against"] == f"Wikimedia's {url}/20261116/wikidata-20261116-md5sums.txt"
 
     (dated / "wikidata-20261116-all.json.gz").write_bytes(b"corrupted in transit")
     (project / target).unlink()
     result = snakemake(project, target, "--configfile", "mirror.yaml", check=False)
     assert result.returncode != 0
     assert "does not match" in result.stderr and not (project / target).exists()
+
+
+def test_a_download_rule_holds_a_file_to_the_lock_file(tmp_path, mirror):
+    """Issue 44, item 6: LAMA's vocabulary (like data.zip, the releases, the norms, WordNet and
+    GloVe) was used as it arrived. Its first download is recorded in downloads.lock.json; a later
+    one that brings other bytes stops with one line naming the file and both digests."""
+    import hashlib
+    import json
+
+    url, dated = mirror
+    (dated / "common_vocab_cased.txt").write_text("Paris\nFrance\n")
+    project = copy_project(tmp_path / "project")
+    config = yaml.safe_load((project / "resources/demo/config.yaml").read_text())
+    config["lpaqa"]["lama"]["common_vocab"] = f"{url}/20261116/common_vocab_cased.txt"
+    (project / "mirror.yaml").write_text(yaml.safe_dump(config))
+    target = "resources/lama/common_vocab_cased.txt"
+    snakemake(project, target, "--configfile", "mirror.yaml")
+    record = json.loads((project / "downloads.lock.json").read_text())["files"][
+        f"{url}/20261116/common_vocab_cased.txt"
+    ]
+    digest = hashlib.sha256(b"Paris\nFrance\n").hexdigest()
+    assert record["sha256"] == digest and record["bytes"] == 13 and record["file"] == target
+
+    (dated / "common_vocab_cased.txt").write_text("Paris\nGermany\n")
+    (project / target).unlink()
+    result = snakemake(project, target, "--configfile", "mirror.yaml", check=False)
+    found = hashlib.sha256(b"Paris\nGermany\n").hexdigest()
+    assert result.returncode != 0 and not (project / target).exists()
+    assert f"knowprobe error: {target}: sha256 {found} does not match {digest} from the lock file" in result.stderr
 
 
 def test_a_model_declared_of_the_wrong_kind_is_refused_as_the_dag_is_built(tmp_path):

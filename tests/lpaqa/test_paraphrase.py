@@ -14,6 +14,8 @@ from knowprobe.lpaqa import demo_translator, paraphrase
 from knowprobe.lpaqa.paraphrase import Hypothesis, ParaphraseSettings
 from knowprobe.prompts import template_problem
 
+from conftest import ROOT
+
 SEEDS = pd.DataFrame({"relation": ["P19", "P36"], "template": ["[X] was born in [Y] .", "The capital of [X] is [Y] ."]})
 
 
@@ -391,7 +393,10 @@ def test_fairseq_backend_reads_fairseqs_hypotheses(monkeypatch):
     loaded = []
     monkeypatch.setattr(torch.hub, "load", lambda *args, **kwargs: loaded.append((args, kwargs)) or hub)
     translator = paraphrase.FairseqTranslator("transformer.wmt19.en-de.single_model", device="cpu")
-    assert loaded[0][0] == ("pytorch/fairseq", "transformer.wmt19.en-de.single_model")
+    # issue 44, item 6: fairseq's hub code at the tag of the release envs/fairseq.yaml installs,
+    # not its default branch ("pytorch/fairseq")
+    assert loaded[0][0] == ("facebookresearch/fairseq:v0.12.2", "transformer.wmt19.en-de.single_model")
+    assert "fairseq==0.12.2" in (ROOT / "envs/fairseq.yaml").read_text()
     assert loaded[0][1]["tokenizer"] == "moses" and loaded[0][1]["bpe"] == "fastbpe"
     out = translator.translate(["X was born in Y.", "X died in Y."], 3, ParaphraseSettings(batch_size=8))
     assert hub.generated == [(2, 3, {"max_len_b": 64})]

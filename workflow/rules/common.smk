@@ -15,6 +15,7 @@ SCRIPTS = Path(workflow.basedir) / "workflow" / "scripts"
 sys.path.insert(0, str(SCRIPTS))  # the knowprobe package, which rule jobs import from beside their scripts
 
 from knowprobe import provenance
+from knowprobe.config import clip, quote
 from knowprobe.config import validate as validate_config
 from knowprobe.io import KnowprobeError
 
@@ -152,7 +153,7 @@ def check_local(key, location, kind):
     if not is_url(location):
         exists = Path(location).is_dir() if kind == "directory" else Path(location).is_file()
         if not exists:
-            raise WorkflowError(f"config {key}: {kind} {location} not found (give a URL or an existing {kind})")
+            raise WorkflowError(f"config {key}: {kind} {clip(location)} not found (give a URL or an existing {kind})")
 
 
 def check_source(key, entry):
@@ -164,7 +165,7 @@ def check_source(key, entry):
         )
     if entry.get("path") is not None:
         if not Path(entry["path"]).is_dir():
-            raise WorkflowError(f"config {key}.path: directory {entry['path']} not found")
+            raise WorkflowError(f"config {key}.path: directory {clip(entry['path'])} not found")
         from knowprobe.models import local_model_problem
 
         problem = local_model_problem(entry["path"])
@@ -182,8 +183,7 @@ def check_model_kinds(names, local_only):
     """Each model's declared kind is one transformers can load it as: read from the config.json of
     a local copy (a path, or a download already made) as the DAG is built, and from the hub as a
     run starts (``local_only=False``) for models not yet downloaded."""
-    import json
-    from knowprobe.models import hub_config, kind_problem
+    from knowprobe.models import hub_config, kind_problem, read_model_config
 
     for name in names:
         entry = config["models"][name]
@@ -191,7 +191,10 @@ def check_model_kinds(names, local_only):
             continue  # the demo's own models, built by the workflow
         local = Path(model_dir(name)) / "config.json"
         if local.is_file():
-            model_config = json.loads(local.read_text())
+            try:
+                model_config = read_model_config(local)
+            except KnowprobeError as error:
+                raise WorkflowError(f"model {name}: {error}") from None
         elif local_only or entry.get("hub_id") is None:
             continue
         else:
@@ -210,7 +213,7 @@ def models_of_kind(kinds, key, chosen=None):
         return [name for name in MODELS if config["models"][name]["kind"] in kinds]
     for name in chosen:
         if name not in config["models"]:
-            raise WorkflowError(f"config {key}: {name!r} is not a key of models ({', '.join(MODELS)})")
+            raise WorkflowError(f"config {key}: {quote(name)} is not a key of models ({', '.join(MODELS)})")
         if config["models"][name]["kind"] not in kinds:
             raise WorkflowError(
                 f"config {key}: {name!r} is a {config['models'][name]['kind']} model; this study needs {' or '.join(kinds)}"

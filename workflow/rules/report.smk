@@ -37,8 +37,12 @@ localrules:
 # validation, and after the run's recorded config was compared). A caption is no job parameter,
 # so editing one reruns nothing.
 if any(arg.split("=")[0] == "--report" for arg in sys.argv[1:]):
+    from knowprobe.download import lock_report
+
     config["_report"] = {
         "headlines": report_headlines(),
+        # every download and hub model the lock file records, and what it was verified against
+        "downloads": lock_report(config["downloads"]["lock"]),
         "table_captions": {
             stem: (Path(workflow.basedir) / "workflow" / "report" / entry["caption"]).read_text()
             for stem, entry in REPORT_TABLES.items()

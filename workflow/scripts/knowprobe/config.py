@@ -61,31 +61,128 @@ def _filling_defaults(validator_class):
     return validators.extend(validator_class, {"properties": properties})
 
 
+QUOTE_LIMIT = 200  # the most characters of a value that a config error quotes
+
+
+def _repr_pieces(value, seen: frozenset = frozenset()):
+    """``repr(value)`` in pieces, made as they are taken: a quote stops after its first characters
+    without walking the rest (a few lines of nested YAML aliases make a value of millions of items)."""
+    if isinstance(value, dict) or isinstance(value, list):
+        if id(value) in seen:
+            yield "[...]" if isinstance(value, list) else "{...}"
+            return
+        seen = seen | {id(value)}
+        opening, closing = ("{", "}") if isinstance(value, dict) else ("[", "]")
+        yield opening
+        items = value.items() if isinstance(value, dict) else ((None, item) for item in value)
+        for number, (key, item) in enumerate(items):
+            if number:
+                yield ", "
+            if isinstance(value, dict):
+                yield from _repr_pieces(key, seen)
+                yield ": "
+            yield from _repr_pieces(item, seen)
+        yield closing
+    elif isinstance(value, str) and len(value) > QUOTE_LIMIT:
+        yield str.__repr__(value[: QUOTE_LIMIT + 1])[:-1]  # the opening of a long string, unclosed
+    elif type(value) is int or isinstance(value, str):
+        yield (str.__repr__ if isinstance(value, str) else int.__repr__)(value)
+    else:
+        yield repr(value)
+
+
+def quote(value, limit: int = QUOTE_LIMIT) -> str:
+    """``repr(value)``, or its first ``limit`` characters and "..." where it is longer; never
+    more work than those characters take."""
+    text = ""
+    for piece in _repr_pieces(value):
+        text += piece
+        if len(text) > limit:
+            return text[:limit] + "..."
+    return text
+
+
+def clip(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """A text a message shows as it is (a path, a URL): its first ``limit`` characters, then "..."."""
+    text = str(text)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+class _QuotedDict(dict):
+    def __repr__(self):
+        return quote(self)
+
+
+class _QuotedList(list):
+    def __repr__(self):
+        return quote(self)
+
+
+class _QuotedStr(str):
+    def __repr__(self):
+        return quote(str(self))
+
+
+class _QuotedInt(int):
+    def __repr__(self):
+        return quote(int(self))
+
+
+def _quoted(value, memo: dict):
+    """A copy of a parsed config whose values print as :func:`quote` prints them, for jsonschema's
+    messages (which hold ``repr`` of the value at fault, whatever its size). Objects that YAML
+    aliases share stay shared in the copy, so it costs what the file's text does."""
+    if id(value) in memo:
+        return memo[id(value)]
+    if isinstance(value, dict):
+        copied = memo[id(value)] = _QuotedDict()
+        for key, item in value.items():
+            copied[_quoted(key, memo)] = _quoted(item, memo)
+        return copied
+    if isinstance(value, list):
+        copied = memo[id(value)] = _QuotedList()
+        copied.extend(_quoted(item, memo) for item in value)
+        return copied
+    if isinstance(value, str) and len(value) > QUOTE_LIMIT:
+        return _QuotedStr(value)
+    if type(value) is int and abs(value) >= 10**QUOTE_LIMIT:
+        return _QuotedInt(value)
+    return value
+
+
 def describe(error) -> str:
-    """One line naming the key path and what is wrong with it."""
-    path = ".".join(str(part) for part in error.absolute_path)
+    """One line naming the key path and what is wrong with it; a value is quoted by its first
+    QUOTE_LIMIT characters at most."""
+    path = ".".join(str(part)[:QUOTE_LIMIT] for part in error.absolute_path)
     if error.validator == "additionalProperties":
         allowed = sorted(error.schema.get("properties", {}))
         unexpected = sorted(set(error.instance) - set(allowed))
         where = f"{path}." if path else ""
-        return f"config {where}{unexpected[0]}: unknown key (allowed here: {', '.join(allowed)})"
+        return f"config {where}{unexpected[0][:QUOTE_LIMIT]}: unknown key (allowed here: {', '.join(allowed)})"
     if error.validator == "oneOf":
         return (
-            f"config {path}: {error.instance!r} is not any of the allowed forms ({error.schema.get('description', '')})"
+            f"config {path}: {quote(error.instance)} is not any of the allowed forms "
+            f"({error.schema.get('description', '')})"
         )
     return f"config {path or '(top level)'}: {error.message}"
 
 
 def validate(config: dict) -> dict:
     """Check ``config`` against the schema and fill in every default (in place); the first
-    problem is a KnowprobeError of one line."""
+    problem is a KnowprobeError of one line.
+
+    Errors are looked for in a copy whose values print short (jsonschema's messages quote the
+    value at fault whole: a few lines of nested YAML aliases printed a "line" of 152 MB, after
+    seconds of work); a config without errors is then validated in place, which fills in the
+    defaults."""
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import best_match
 
     validator = _filling_defaults(Draft202012Validator)(_document(MAIN_SCHEMA), registry=_registry())
-    error = best_match(validator.iter_errors(config))
+    error = best_match(validator.iter_errors(_quoted(config, {})))
     if error is not None:
         raise KnowprobeError(describe(error))
+    validator.validate(config)
     return config
 
 

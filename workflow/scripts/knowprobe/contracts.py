@@ -11,7 +11,6 @@ test holds it, and the demo's outputs, to these schemas.
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .io import PARQUET_ROW_GROUP, KnowprobeError, atomic_path, is_disk_full
+from .io import PARQUET_ROW_GROUP, KnowprobeError, atomic_path, disk_full_error, is_disk_full
 
 VERSION = "1"  # raised when a contract changes in a way old files cannot be read as
 
@@ -521,7 +520,8 @@ class PartWriter:
         self.schema, self.count = contract.arrow_schema(), 0
         self.rows = {name: [] for name in self.schema.names}
         use_dictionary = list(dictionary) if dictionary is not None else True
-        self.writer = pq.ParquetWriter(self.tmp, self.schema, compression="zstd", use_dictionary=use_dictionary)
+        with self.naming_the_file():
+            self.writer = pq.ParquetWriter(self.tmp, self.schema, compression="zstd", use_dictionary=use_dictionary)
 
     def extend(self, *columns):
         """Append rows given column by column (cheaper than row by row in a hot loop)."""
@@ -552,8 +552,8 @@ class PartWriter:
         try:
             yield
         except OSError as error:
-            if is_disk_full(error) and not error.filename:
-                raise OSError(errno.ENOSPC, "No space left on device", str(self.path)) from error
+            if is_disk_full(error) and error.filename in (None, str(self.tmp)):
+                raise disk_full_error(error, self.path) from error
             raise
 
     def close(self, ok: bool):

@@ -21,7 +21,7 @@ import pandas as pd
 import torch
 
 from .config import schema_defaults
-from .io import KnowprobeError, file_mode, progress, read_jsonl
+from .io import KnowprobeError, file_mode, progress, read_jsonl, writing
 from .prompts import OBJECT, SUBJECT, check_template
 
 log = logging.getLogger(__name__)
@@ -293,9 +293,10 @@ def save_trained(model, tokenizer, out_dir: str | Path, summary: dict) -> None:
     out_dir = Path(out_dir)
     staging = _staging_path(out_dir)
     model.eval()
-    model.save_pretrained(staging)
-    tokenizer.save_pretrained(staging)
-    (staging / "knowprobe_training.json").write_text(json.dumps(summary, indent=2) + "\n")
+    with writing(out_dir, staging):  # a full disk names the model being written, not "a file"
+        model.save_pretrained(staging)
+        tokenizer.save_pretrained(staging)
+        (staging / "knowprobe_training.json").write_text(json.dumps(summary, indent=2) + "\n")
     # save_pretrained writes model.safetensors readable by its owner only: give every file the
     # mode the rest of the results have, so that a group sharing them can read the model too
     mode = file_mode()

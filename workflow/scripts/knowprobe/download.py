@@ -1,12 +1,22 @@
-"""Resumable downloads of public dumps and benchmarks, and unpacking of archives.
+"""Resumable, verified downloads of public dumps and benchmarks, and unpacking of archives.
 
 A download goes to ``<dest>.part``; an interrupted one resumes from the bytes already
 there with an HTTP Range request, and only a complete file is renamed to ``dest``.
+
+Every download is verified: the Wikimedia dumps against the checksum lists published beside them,
+every other file against a SHA-256 known in advance (``downloads.sha256`` in the config, whose
+defaults hold the digests that can be known: a file inside a public repository at a pinned commit)
+or else against the lock file (``downloads.lock``), which records each download's SHA-256 and
+size, and each hub model's resolved commit and files, the first time it is made; later runs, and
+other clones and cluster nodes given the same lock file, are held to it. A mismatch deletes the
+file and is one line naming it, the expected and the found digest.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
 import logging
 import os
 import shutil
@@ -14,9 +24,10 @@ import tarfile
 import urllib.error
 import urllib.request
 import zipfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from .io import KnowprobeError, atomic_path, progress
+from .io import KnowprobeError, atomic_path, is_disk_full, progress, write_text, writing
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +71,7 @@ def download(url: str, dest: str | os.PathLike, timeout: float = 60.0) -> Path:
             f", resuming at {have}" if resumed else "",
         )
         with (
+            writing(dest, part),  # a full disk names the download, whose .part the next run resumes
             part.open("ab" if resumed else "wb") as out,
             progress(total=total, initial=have, unit="B", unit_scale=True, desc=dest.name) as bar,
         ):
@@ -111,6 +123,22 @@ def file_digest(path: str | os.PathLike, algorithm: str) -> str:
     return digest.hexdigest()
 
 
+def check_digest(path: str | os.PathLike, algorithm: str, expected: str, source: str, found: str | None = None) -> str:
+    """``path``'s digest (``found`` where already computed) against ``expected`` from ``source``;
+    a mismatch deletes the file, so that the next run downloads it again, and is one line naming
+    the file, the expected and the found digest. Returns the digest."""
+    path = Path(path)
+    found = found or file_digest(path, algorithm)
+    if found != expected.lower():
+        path.unlink(missing_ok=True)
+        raise KnowprobeError(
+            f"{path}: {algorithm} {found} does not match {expected.lower()} from {source}; "
+            f"the file was deleted, run again to download it anew"
+        )
+    log.info("%s: %s checksum verified against %s", path.name, algorithm, source)
+    return found
+
+
 def fetch_text(url: str, timeout: float = 60.0) -> str:
     try:
         with urllib.request.urlopen(
@@ -121,10 +149,10 @@ def fetch_text(url: str, timeout: float = 60.0) -> str:
         raise KnowprobeError(f"download of {url} failed: {error}") from None
 
 
-def verify_checksum(path: str | os.PathLike, checksums: str, algorithm: str, source: str) -> None:
+def verify_checksum(path: str | os.PathLike, checksums: str, algorithm: str, source: str) -> str:
     """Check ``path`` against a Wikimedia checksum list (``<hash>  <file name>`` lines).
 
-    A mismatch deletes the file, so that the next run downloads it again.
+    A mismatch deletes the file, so that the next run downloads it again. Returns the digest.
     """
     path = Path(path)
     expected = {}
@@ -134,20 +162,147 @@ def verify_checksum(path: str | os.PathLike, checksums: str, algorithm: str, sou
             expected[parts[1]] = parts[0].lower()
     if path.name not in expected:
         raise KnowprobeError(f"{source}: no {algorithm} checksum for {path.name}")
-    actual = file_digest(path, algorithm)
-    if actual != expected[path.name]:
-        path.unlink()
+    return check_digest(path, algorithm, expected[path.name], source)
+
+
+LOCK_VERSION = 1
+
+
+@dataclass
+class Checks:
+    """How downloads are verified (the config's ``downloads`` section): ``lock`` the lock file,
+    ``checksum`` sha256 or none, ``known`` URL -> SHA-256 known in advance."""
+
+    lock: Path | None = None
+    checksum: str = "sha256"
+    known: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_config(cls, config: dict) -> Checks:
+        """From a validated config: the schema's known digests, with the config's own added over them."""
+        from .config import schema_defaults
+
+        section = config.get("downloads") or {}
+        known = {**schema_defaults("downloads").get("sha256", {}), **(section.get("sha256") or {})}
+        lock = section.get("lock", schema_defaults("downloads")["lock"])
+        return cls(lock=Path(lock) if lock else None, checksum=section.get("checksum", "sha256"), known=known)
+
+
+def read_lock(path: str | os.PathLike | None) -> dict:
+    """The lock file's records (``files``: URL -> record, ``models``: hub_id@revision -> record)."""
+    empty = {"version": LOCK_VERSION, "files": {}, "models": {}}
+    if path is None or not Path(path).is_file():
+        return empty
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise KnowprobeError(
-            f"{path}: {algorithm} {actual} does not match {expected[path.name]} from {source}; "
-            f"the file was deleted, run again to download it anew"
+            f"{path}: not a knowprobe lock file ({error}); restore it, or delete it to record anew"
+        ) from None
+    if not isinstance(data, dict) or not isinstance(data.get("files", {}), dict):
+        raise KnowprobeError(f"{path}: not a knowprobe lock file (no files mapping)")
+    return {**empty, **data}
+
+
+@contextlib.contextmanager
+def editing_lock(path: str | os.PathLike):
+    """The lock file's records to read and change, written back (atomically) on leaving; download
+    jobs that run side by side take turns (an flock on a file beside it)."""
+    import fcntl
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(f".{path.name}.flock"), "a") as guard:
+        fcntl.flock(guard, fcntl.LOCK_EX)
+        data = read_lock(path)
+        before = json.dumps(data, sort_keys=True)
+        yield data
+        if json.dumps(data, sort_keys=True) != before:
+            write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", path)
+
+
+def now() -> str:
+    import datetime
+
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def record_file(checks: Checks, url: str, path: str | os.PathLike, digests: dict[str, str], against: str) -> None:
+    """Record a verified download in the lock file: its digests, size and what it was verified against."""
+    if checks.lock is None:
+        return
+    path = Path(path)
+    with editing_lock(checks.lock) as data:
+        old = data["files"].get(url, {})
+        same = old.get("recorded") and all(old.get(name) == digest for name, digest in digests.items())
+        data["files"][url] = {
+            "file": str(path),
+            "bytes": path.stat().st_size,
+            **digests,
+            "recorded": old["recorded"] if same else now(),
+            "verified_against": against,
+        }
+
+
+def verify_download(url: str, path: str | os.PathLike, checks: Checks) -> str:
+    """Verify a downloaded file against its known SHA-256, else its record in the lock file (made
+    now where there is none); returns what it was verified against, for the log and the report."""
+    path = Path(path)
+    record = read_lock(checks.lock)["files"].get(url)
+    if checks.checksum == "none":
+        log.warning("downloads.checksum is none: %s (%s) is not verified", path, url)
+        against = "not verified (downloads.checksum: none)"
+        if record is None:  # its size, for the report; a digest recorded earlier is kept as it is
+            record_file(checks, url, path, {}, against)
+        return against
+    found = file_digest(path, "sha256")
+    if url in checks.known:
+        against = "its SHA-256 in the config (downloads.sha256)"
+        check_digest(path, "sha256", checks.known[url], against, found)
+    elif record and record.get("sha256"):
+        against = f"the lock file {checks.lock} (recorded {record.get('recorded', '?')})"
+        try:
+            check_digest(path, "sha256", record["sha256"], against, found)
+        except KnowprobeError as error:
+            raise KnowprobeError(
+                f"{error} (or, if its publisher changed the file on purpose, remove its entry from {checks.lock})"
+            ) from None
+    else:
+        against = f"nothing yet: recorded in {checks.lock} on this first download"
+        log.info("%s: SHA-256 %s, %d bytes, recorded in %s", path.name, found, path.stat().st_size, checks.lock)
+    record_file(checks, url, path, {"sha256": found}, against)
+    return against
+
+
+def lock_report(lock: str | os.PathLike) -> str:
+    """The lock file's records as reStructuredText for the report's first page: each download and
+    hub model, its digest or commit, and what it was verified against ("" without a lock file)."""
+    data = read_lock(lock)
+    if not data["files"] and not data["models"]:
+        return ""
+    lines = [f"**Downloads**, and what each was verified against (the lock file ``{lock}``):", ""]
+    for url, record in sorted(data["files"].items(), key=lambda item: item[1].get("file", "")):
+        digests = ", ".join(f"{name} ``{record[name]}``" for name in ("sha256", "md5", "sha1") if record.get(name))
+        lines.append(
+            f"- ``{record.get('file', '?')}`` from {url}: {record.get('bytes', 0):,} bytes, {digests or 'no digest'}; "
+            f"verified against {record.get('verified_against', '?')}"
         )
-    log.info("%s: %s checksum verified", path.name, algorithm)
+    for key, record in sorted(data["models"].items()):
+        lines.append(
+            f"- hub model ``{key}`` in ``{record.get('directory', '?')}``: commit ``{record.get('commit', '?')}``, "
+            f"{len(record.get('files', {}))} files (each with its SHA-256 in the lock file); verified against "
+            f"{record.get('verified_against', '?')}"
+        )
+    return "\n".join(lines) + "\n"
 
 
-def fetch(location: str, dest: str | os.PathLike) -> Path:
-    """Download a URL, or copy a local file, to ``dest``."""
+def fetch(location: str, dest: str | os.PathLike, checks: Checks | None = None) -> Path:
+    """Download a URL (verified by ``checks``), or copy a local file, to ``dest``."""
     if is_url(location):
-        return download(location, dest)
+        download(location, dest)
+        if checks is not None:
+            verify_download(location, dest, checks)
+        return Path(dest)
     source = Path(location)
     if not source.is_file():
         raise KnowprobeError(f"{source}: file not found")
@@ -167,12 +322,17 @@ def unpack(archive: str | os.PathLike, dest: str | os.PathLike, marker: str, exp
     staging = dest.with_name(dest.name + ".unpacking")
     shutil.rmtree(staging, ignore_errors=True)
     try:
-        if archive.suffix == ".zip":
-            with zipfile.ZipFile(archive) as zipped:
-                zipped.extractall(staging)
-        else:
-            with tarfile.open(archive) as tar:
-                tar.extractall(staging, filter="data")
+        with writing(dest):  # a full disk names the folder being unpacked
+            if archive.suffix == ".zip":
+                with zipfile.ZipFile(archive) as zipped:
+                    zipped.extractall(staging)
+            else:
+                with tarfile.open(archive) as tar:
+                    tar.extractall(staging, filter="data")
+    except OSError as error:
+        if is_disk_full(error):
+            shutil.rmtree(staging, ignore_errors=True)  # what was unpacked, out of the full disk's way
+        raise
     except zipfile.BadZipFile:
         raise KnowprobeError(f"{archive}: not a zip archive (delete it to download it again)") from None
     except tarfile.TarError as error:

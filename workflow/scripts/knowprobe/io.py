@@ -52,13 +52,28 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     os.close(fd)
     tmp = Path(tmp)
     try:
-        yield tmp
-        if tmp.exists():
-            os.chmod(tmp, file_mode())
-        os.replace(tmp, path)
+        with writing(path, tmp):
+            yield tmp
+            if tmp.exists():
+                os.chmod(tmp, file_mode())
+            os.replace(tmp, path)
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+@contextlib.contextmanager
+def writing(path: str | os.PathLike, *also: str | os.PathLike) -> Iterator[None]:
+    """A full disk while ``path`` is written (by any library) as an OSError naming ``path``: the
+    libraries name no file (Python's write, pyarrow, safetensors, zipfile) or the temporary one
+    (``also``), so that rule_logging's one line names the file being written and its file system."""
+    try:
+        yield
+    except Exception as error:
+        named = getattr(error, "filename", None)
+        if is_disk_full(error) and (named is None or str(named) in {str(name) for name in also}):
+            raise disk_full_error(error, path) from error
+        raise
 
 
 def write_text(text: str, path: str | os.PathLike) -> None:
@@ -279,7 +294,7 @@ def rule_logging(log_path: str | os.PathLike) -> Iterator[logging.Logger]:
             log.error("%s", error)
             print(f"knowprobe error: {error}", file=console)
             sys.exit(1)
-        except OSError as error:
+        except Exception as error:
             if not is_disk_full(error):
                 log.exception("unexpected failure")
                 raise
@@ -288,9 +303,6 @@ def rule_logging(log_path: str | os.PathLike) -> Iterator[logging.Logger]:
                 log.error("%s", message)
             print(f"knowprobe error: {message}", file=console)
             sys.exit(1)
-        except Exception:
-            log.exception("unexpected failure")
-            raise
         except SystemExit as stop:
             if stop.code == 130:  # Ctrl-C (knowprobe._interrupted)
                 log.warning("interrupted (Ctrl-C); the same command goes on where this job stopped")
@@ -393,31 +405,50 @@ def _megabytes(maxrss: int) -> float:
 DISK_FULL = {errno.ENOSPC, errno.EDQUOT}
 
 
+DISK_FULL_TEXTS = (
+    "No space left on device",  # ENOSPC, as Python, pyarrow and safetensors ("os error 28") word it
+    "Disk quota exceeded",  # EDQUOT
+)
+
+
 def is_disk_full(error: BaseException) -> bool:
-    """A write that found no space (pyarrow's errors carry the errno only in their text)."""
-    if not isinstance(error, OSError):
+    """A write that found no space: an OSError with its errno, or any library's error whose text
+    says so (pyarrow's OSError carries the errno only in its text; safetensors raises its own
+    error type with the operating system's text in it)."""
+    if not isinstance(error, Exception):
         return False
+    if isinstance(error, OSError) and error.errno in DISK_FULL:
+        return True
     text = str(error)
-    return error.errno in DISK_FULL or "No space left on device" in text or "Disk quota exceeded" in text
+    return any(phrase in text for phrase in DISK_FULL_TEXTS)
 
 
-def disk_full_message(error: OSError) -> str:
+def disk_full_error(error: BaseException, path: str | os.PathLike) -> OSError:
+    """``error`` (a full disk) as an OSError naming ``path``, the file being written."""
+    quota = getattr(error, "errno", None) == errno.EDQUOT or "Disk quota exceeded" in str(error)
+    code = errno.EDQUOT if quota else errno.ENOSPC
+    return OSError(code, os.strerror(code), str(path))
+
+
+def disk_full_message(error: BaseException) -> str:
     """One line for a write that found the disk (or the quota) full: the file, the file system it
-    is on and what is free there."""
-    name = error.filename or "a file"
-    place = Path(error.filename).resolve().parent if error.filename else Path.cwd()
+    is on and what is free there. Writes go through ``atomic_path`` and the Parquet part writers,
+    which name the file they write where the library's error does not; a file still unnamed is
+    said to be so, and no file system is guessed for it."""
+    filename = getattr(error, "filename", None)
+    quota = getattr(error, "errno", None) == errno.EDQUOT or "Disk quota exceeded" in str(error)
+    what = "the quota is used up" if quota else "no space left on the device"
+    advice = "free space or point the run elsewhere, then run the same command again: it goes on where it stopped"
+    if not filename:
+        return f"a file the failing library did not name: {what}; {advice}"
+    place = Path(filename).resolve().parent
     while not place.exists() and place != place.parent:
         place = place.parent
     mount = place
     while mount != mount.parent and os.stat(mount.parent).st_dev == os.stat(mount).st_dev:
         mount = mount.parent
     free = shutil.disk_usage(place).free
-    quota = error.errno == errno.EDQUOT or "Disk quota exceeded" in str(error)
-    what = "the quota is used up" if quota else "no space left on the device"
-    return (
-        f"{name}: {what} (file system at {mount}, {free / 1e9:.1f} GB free); free space or point the "
-        "run elsewhere, then run the same command again: it goes on where it stopped"
-    )
+    return f"{filename}: {what} (file system at {mount}, {free / 1e9:.1f} GB free); {advice}"
 
 
 def progress(iterable=None, **kwargs):

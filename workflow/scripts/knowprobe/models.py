@@ -19,19 +19,35 @@ log = logging.getLogger(__name__)
 HUB_PATTERNS = ["*.json", "*.txt", "*.model", "*.spm", "*.safetensors", "merges.txt", "vocab.*"]
 
 
-def download_hub_model(hub_id: str, revision: str, dest: str | Path, name: str | None = None, tries: int = 3) -> Path:
+def download_hub_model(
+    hub_id: str, revision: str, dest: str | Path, name: str | None = None, tries: int = 3, checks=None
+) -> Path:
     """Fetch a hub model's files into ``dest``. A connection error is tried again (``tries`` in
     all, waiting longer each time); a model the hub does not have, or no network allowed
     (HF_HUB_OFFLINE), is one error at once, naming the way to use a local copy: the rule itself is
-    not retried, so the message is printed once."""
+    not retried, so the message is printed once.
+
+    With ``checks`` (knowprobe.download.Checks): the revision is resolved to its commit, or taken
+    from the lock file where an earlier download recorded it (so a branch that moved since, on the
+    hub or for another clone or cluster node with the same lock file, still gives the same files);
+    each file is verified against its SHA-256 in the lock file, else against the hub's listing (the
+    SHA-256 of a large file, the git blob id of a small one); the commit and the files' digests are
+    recorded in the lock file."""
     import time
 
-    from huggingface_hub import list_repo_files, snapshot_download
+    from huggingface_hub import HfApi, snapshot_download
     from huggingface_hub.errors import OfflineModeIsEnabled
 
+    key = f"{hub_id}@{revision}"
+    locked = {}
+    if checks is not None and checks.checksum != "none":
+        from .download import read_lock
+
+        locked = read_lock(checks.lock)["models"].get(key) or {}
+    fetch_revision = locked.get("commit") or revision
     for attempt in range(1, tries + 1):
         try:
-            files = list_repo_files(hub_id, revision=revision)
+            info = HfApi().model_info(hub_id, revision=fetch_revision, files_metadata=True)
             break
         except Exception as error:  # the hub client raises many error types; all mean "cannot load"
             transient = isinstance(error, (ConnectionError, TimeoutError, OSError)) and not isinstance(
@@ -41,18 +57,88 @@ def download_hub_model(hub_id: str, revision: str, dest: str | Path, name: str |
                 log.warning("hub unreachable (%s); trying again in %d s", type(error).__name__, 10 * attempt)
                 time.sleep(10 * attempt)
                 continue
-            key = f"models.{name}.path" if name else "the model's path"
+            config_key = f"models.{name}.path" if name else "the model's path"
             raise KnowprobeError(
-                f"model {hub_id!r} (revision {revision}) cannot be fetched from the hub: "
+                f"model {hub_id!r} (revision {fetch_revision}) cannot be fetched from the hub: "
                 f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}; "
-                f"to use a local copy, set {key} to its directory (save_pretrained layout) instead of hub_id"
+                f"to use a local copy, set {config_key} to its directory (save_pretrained layout) instead of hub_id"
             ) from None
+    listed = {sibling.rfilename: sibling for sibling in info.siblings or []}
+    patterns = hub_patterns(listed)
+    commit = info.sha or fetch_revision
+    path = snapshot_download(hub_id, revision=commit, local_dir=str(dest), allow_patterns=patterns)
+    log.info("downloaded %s@%s (commit %s) to %s", hub_id, revision, commit, path)
+    if checks is not None:
+        verify_hub_files(Path(dest), key, commit, listed, locked, checks)
+    return Path(path)
+
+
+def hub_patterns(files) -> list[str]:
+    """The files of a hub repository ``download_hub_model`` fetches: safetensors weights where the
+    repository has them, else its .bin weights."""
     patterns = list(HUB_PATTERNS)
     if not any(name.endswith(".safetensors") for name in files):
         patterns.append("pytorch_model*.bin")
-    path = snapshot_download(hub_id, revision=revision, local_dir=str(dest), allow_patterns=patterns)
-    log.info("downloaded %s@%s to %s", hub_id, revision, path)
-    return Path(path)
+    return patterns
+
+
+def git_blob_id(path: Path) -> str:
+    """The git blob id (SHA-1 of ``blob SIZE\\0`` and the content) the hub lists for a small file."""
+    import hashlib
+
+    digest = hashlib.sha1(f"blob {path.stat().st_size}\0".encode())
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 24):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def verify_hub_files(dest: Path, key: str, commit: str, listed: dict, locked: dict, checks) -> None:
+    """Verify the downloaded files of a hub model (see ``download_hub_model``) and record them."""
+    import fnmatch
+
+    from .download import check_digest, editing_lock, file_digest, now
+
+    if checks.checksum == "none":
+        log.warning("downloads.checksum is none: %s (%s, commit %s) is not verified", dest, key, commit)
+    files = {}
+    patterns = hub_patterns(listed)
+    for name in sorted(listed):
+        if not any(fnmatch.fnmatch(name, pattern) for pattern in patterns) or not (dest / name).is_file():
+            continue
+        path = dest / name
+        found = file_digest(path, "sha256")
+        files[name] = {"sha256": found, "bytes": path.stat().st_size}
+        if checks.checksum == "none":
+            continue
+        recorded = (locked.get("files") or {}).get(name)
+        sibling = listed[name]
+        if recorded:
+            check_digest(path, "sha256", recorded["sha256"], f"the lock file {checks.lock} ({key})", found)
+        elif sibling.lfs is not None:
+            check_digest(path, "sha256", sibling.lfs.sha256, f"the hub's listing of {key} at {commit}", found)
+        elif sibling.blob_id:
+            check_digest(
+                path, "git blob id", sibling.blob_id, f"the hub's listing of {key} at {commit}", git_blob_id(path)
+            )
+    against = (
+        "not verified (downloads.checksum: none)"
+        if checks.checksum == "none"
+        else f"the lock file {checks.lock}"
+        if locked
+        else f"the hub's listing at commit {commit} (recorded in {checks.lock})"
+    )
+    if checks.lock is None:
+        return
+    with editing_lock(checks.lock) as data:
+        old = data["models"].get(key, {})
+        data["models"][key] = {
+            "directory": str(dest),
+            "commit": commit,
+            "files": files,
+            "recorded": old.get("recorded") if old.get("commit") == commit else now(),
+            "verified_against": against,
+        }
 
 
 KINDS = ("masked", "causal")
@@ -78,12 +164,38 @@ TOKENIZER_FILES = (
 )
 
 
+def config_json_problem(path: str | Path) -> tuple[dict | None, str | None]:
+    """A model's ``config.json`` read, or what is wrong with it (not UTF-8, not JSON, not an object)."""
+    import json
+
+    try:
+        parsed = json.loads(Path(path).read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        return None, "not UTF-8 text"
+    except json.JSONDecodeError as error:
+        return None, f"not JSON ({error.msg}, line {error.lineno} column {error.colno})"
+    if not isinstance(parsed, dict):
+        return None, f"a JSON {type(parsed).__name__}, not an object"
+    return parsed, None
+
+
+def read_model_config(path: str | Path) -> dict:
+    """A model's ``config.json``; one line naming the file where it is not a JSON object."""
+    parsed, problem = config_json_problem(path)
+    if problem:
+        raise KnowprobeError(f"{path}: {problem}; a model's config.json is one JSON object (save_pretrained writes it)")
+    return parsed
+
+
 def local_model_problem(model_dir: str | Path) -> str | None:
     """What a local model directory lacks for the loader (its config, a tokenizer, weights), or
     None: checked before any job runs, so that a wrong path is not found hours into a run."""
     model_dir = Path(model_dir)
     if not (model_dir / "config.json").is_file():
         return "holds no config.json (a model saved with save_pretrained has one)"
+    problem = config_json_problem(model_dir / "config.json")[1]
+    if problem:
+        return f"holds a config.json that is {problem}; a model's config.json is one JSON object"
     if not any(all((model_dir / name).is_file() for name in names) for names in TOKENIZER_FILES):
         return (
             "holds no tokenizer files (tokenizer.json, vocab.txt, vocab.json with merges.txt, or a SentencePiece model)"
@@ -93,7 +205,36 @@ def local_model_problem(model_dir: str | Path) -> str | None:
     return None
 
 
-def load_tokenizer(model_dir: str | Path, kind: str):
+def special_token_problem(tokenizer, role: str) -> str | None:
+    """Why the tokenizer's ``role`` token (``mask``, ``bos``) is not a special token with an id of
+    its own, or None where it is. A tokenizer whose vocabulary lacks the token its config names
+    (``mask_token: "[MASK]"`` in tokenizer_config.json, no ``[MASK]`` in tokenizer.json) gets it
+    from transformers under a new id, which can be that of an ordinary word: the model then reads
+    that word where the mask should be, and every score is silently wrong."""
+    token = getattr(tokenizer, f"{role}_token")
+    if token is None:
+        return f"the tokenizer has no {role} token"
+    token = str(token)
+    token_id = tokenizer.convert_tokens_to_ids(token)
+    unk = tokenizer.unk_token_id
+    if token_id is None or (token_id == unk and token != str(tokenizer.unk_token)):
+        return f"the tokenizer's {role} token {token!r} is not in its vocabulary"
+    sharing = sorted(other for other, number in tokenizer.get_vocab().items() if number == token_id and other != token)
+    if sharing:
+        return (
+            f"the tokenizer's {role} token {token!r} has id {token_id}, which is also the id of {sharing[0]!r}: its "
+            f"vocabulary (tokenizer.json, vocab.txt) lacks {token!r}, and transformers added it under an "
+            "ordinary word's id"
+        )
+    if token_id not in tokenizer.all_special_ids:
+        return f"the tokenizer's {role} token {token!r} (id {token_id}) is not one of its special tokens"
+    return None
+
+
+def load_tokenizer(model_dir: str | Path, kind: str, start_token: bool = False):
+    """A model's tokenizer, checked for what its kind uses: a masked model's mask token, and a
+    causal model's BOS where texts start with it (``start_token``), each a special token with an
+    id of its own."""
     from transformers import AutoTokenizer
 
     try:
@@ -102,7 +243,26 @@ def load_tokenizer(model_dir: str | Path, kind: str):
         raise KnowprobeError(f"{model_dir}: cannot load a tokenizer ({type(error).__name__}: {error})") from None
     if kind == "masked" and tokenizer.mask_token is None:
         raise KnowprobeError(f"{model_dir}: the tokenizer has no mask token, but the config says kind: masked")
+    roles = ["mask"] if kind == "masked" else ["bos"] if start_token and tokenizer.bos_token is not None else []
+    for role in roles:
+        problem = special_token_problem(tokenizer, role)
+        if problem:
+            raise KnowprobeError(f"{model_dir}: {problem}; the model cannot be scored with it")
     return tokenizer
+
+
+def token_ids_problem(tokenizer, model, kind: str, start_token: bool = False) -> str | None:
+    """Where a special token the scorer uses has an id past the model's embeddings, or None."""
+    size = model.get_input_embeddings().num_embeddings
+    roles = ["mask"] if kind == "masked" else ["bos"] if start_token and tokenizer.bos_token is not None else []
+    for role in roles:
+        token_id = getattr(tokenizer, f"{role}_token_id")
+        if token_id is not None and not 0 <= token_id < size:
+            return (
+                f"the tokenizer's {role} token has id {token_id}, past the model's {size} embeddings: "
+                "tokenizer and weights do not belong together"
+            )
+    return None
 
 
 def load_model(model_dir: str | Path, kind: str, dtype=None):
@@ -175,7 +335,5 @@ def hub_size(hub_id: str, revision: str) -> int | None:
     except Exception:  # offline, unknown model, ...: the download rule reports it
         return None
     files = {s.rfilename: s.size or 0 for s in info.siblings or []}
-    patterns = list(HUB_PATTERNS)
-    if not any(name.endswith(".safetensors") for name in files):
-        patterns.append("pytorch_model*.bin")
+    patterns = hub_patterns(files)
     return sum(size for name, size in files.items() if any(fnmatch.fnmatch(name, p) for p in patterns))

@@ -264,7 +264,14 @@ def open_dump(path: str | Path, index: str | Path | None = None):
 
     handle = rapidgzip.open(str(path), parallelization=1)
     if index is not None:
-        handle.import_index(str(index))
+        try:
+            handle.import_index(str(index))
+        except Exception as error:  # rapidgzip raises plain exceptions on an index it cannot read
+            handle.close()  # an open reader left to the interpreter's exit aborts the process
+            raise KnowprobeError(
+                f"{index}: not a seek index rapidgzip can read ({type(error).__name__}: {error}); "
+                "delete it to have it made anew"
+            ) from None
     return handle
 
 
@@ -392,12 +399,18 @@ def parse_chunk(
     wanted = frozenset(properties)
     counts: Counter[str] = Counter()
     examples: dict[str, str] = {}
-    entities = PartWriter(entities_out, ENTITIES)
-    claims = PartWriter(claims_out, CLAIMS)
+    writers: list[PartWriter] = []
     ok = False
-    handle = open_dump(dump, index)
+    handle = None
     offset = start
     try:
+        # opened inside the try: whatever fails from here (a dump or index that cannot be opened,
+        # a full disk as the second part file is created) removes the part files already made
+        entities = PartWriter(entities_out, ENTITIES)
+        writers.append(entities)
+        claims = PartWriter(claims_out, CLAIMS)
+        writers.append(claims)
+        handle = open_dump(dump, index)
         with progress(total=end - start, unit="B", unit_scale=True, desc=f"chunk {chunk}") as bar:
             done = start
             for offset, line in iter_lines(handle, start, end):
@@ -446,8 +459,9 @@ def parse_chunk(
             f"{offset}: {type(error).__name__}: {error}"
         ) from None
     finally:
-        handle.close()
-        close_all([entities, claims], ok)  # both closed, and their parts removed, whatever failed
+        if handle is not None:
+            handle.close()
+        close_all(writers, ok)  # each closed, and its part removed, whatever failed
     log.info(
         "chunk %d/%d [%d, %d): %d entities, %d claims, rejects: %s",
         chunk + 1,

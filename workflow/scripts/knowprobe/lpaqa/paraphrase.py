@@ -345,6 +345,12 @@ class HFTranslator:
         return (token_logprobs * mask).sum(dim=1).tolist(), mask.sum(dim=1).tolist()
 
 
+# The code torch.hub runs for fairseq's hub models: the tag of the fairseq release that
+# envs/fairseq.yaml installs, not the repository's default branch, which moves (and whose hubconf
+# then imports code the installed fairseq lacks)
+FAIRSEQ_HUB = "facebookresearch/fairseq:v0.12.2"
+
+
 class FairseqTranslator:
     """One of fairseq's hub translation models (LPAQA's own stack), e.g.
     ``transformer.wmt19.en-de.single_model``. Runs in envs/fairseq.yaml."""
@@ -354,7 +360,7 @@ class FairseqTranslator:
 
         try:
             self.model = torch.hub.load(
-                "pytorch/fairseq", hub_name, checkpoint_file=checkpoint_file, tokenizer="moses", bpe="fastbpe"
+                FAIRSEQ_HUB, hub_name, checkpoint_file=checkpoint_file, tokenizer="moses", bpe="fastbpe"
             )
         except Exception as error:
             raise KnowprobeError(

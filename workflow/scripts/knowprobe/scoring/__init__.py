@@ -23,7 +23,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..devices import resolve_device, resolve_dtype, saved_dtype, use_precision
-from ..models import load_model, load_tokenizer
+from ..io import KnowprobeError
+from ..models import load_model, load_tokenizer, token_ids_problem
 from .causal import CausalLM
 from .masked import MaskedLM
 from .runtime import CandidateScores, ScoringSettings
@@ -39,8 +40,12 @@ def load(
     begin with the model's BOS token; each study says which it uses (docs/scoring.md)."""
     settings = settings or ScoringSettings()
     device = resolve_device(settings.device)
-    tokenizer = load_tokenizer(model_dir, kind)
-    model = load_model(model_dir, kind, resolve_dtype(settings.dtype, device, saved_dtype(model_dir))).to(device)
+    tokenizer = load_tokenizer(model_dir, kind, start_token=start_token)
+    model = load_model(model_dir, kind, resolve_dtype(settings.dtype, device, saved_dtype(model_dir)))
+    problem = token_ids_problem(tokenizer, model, kind, start_token)
+    if problem:
+        raise KnowprobeError(f"{model_dir}: {problem}")
+    model = model.to(device)
     use_precision(model, settings.dtype, device)
     if kind == "masked":
         return MaskedLM(model, tokenizer, settings)
