@@ -170,9 +170,66 @@ def test_causal_scores_match_a_plain_forward(tiny_causal_models):
         natural = rows[(rows["measure"] == "naturalness") & (rows["method"] == "VP")].set_index("mode")
         np.testing.assert_allclose(
             natural.loc["next_token", ["fine_score", "coarse_score"]].to_numpy(float),
-            next_token(f"{tokenizer.unk_token} is located in", [triple.fine_label, triple.coarse_label]),
+            # the text after the masked subject tokenized alone, as the authors' GPT-2 connector does
+            next_token(f"{tokenizer.unk_token}is located in", [triple.fine_label, triple.coarse_label]),
             atol=1e-4,
         )
+
+
+def authors_gpt2_logprobs(model, tokenizer, sentence: str, ids: list[int]) -> np.ndarray:
+    """The authors' GPT-2 connector (their LAMA fork's lama/modules/gpt2_connector.py), written
+    out plainly: the sentence split at each [MASK], every piece stripped and tokenized alone, the
+    unknown id (GPT-2's end-of-text) in each mask, the BOS id in front; the log-probabilities of
+    ``ids`` at the second mask (the object's, the subject's being the first)."""
+    unk = tokenizer.convert_tokens_to_ids(tokenizer.unk_token)
+    tokens, masked = [], []
+    for number, piece in enumerate(sentence.split("[MASK]")):
+        if number > 0:
+            masked.append(len(tokens))
+            tokens.append(unk)
+        if piece.strip():
+            tokens.extend(tokenizer(piece.strip(), add_special_tokens=False)["input_ids"])
+    source = torch.tensor([[tokenizer.bos_token_id] + tokens[:-1]])  # predicting tokens[i] at position i
+    with torch.no_grad():
+        logprobs = torch.log_softmax(model(input_ids=source).logits[0], -1)
+    return logprobs[masked[1], ids].numpy()
+
+
+@pytest.mark.parametrize("spacing", ["authors", "spaced"])
+def test_causal_naturalness_reads_the_subject_as_the_authors_gpt2_connector(tiny_causal_models, spacing):
+    """Issue 44 item 7: the authors' connector tokenizes the text after the masked subject alone
+    ("was", not " was") and a few-shot context without its final space; knowprobe read " was" and
+    a space token of its own. ``spaced`` keeps that reading as an option."""
+    name, model, tokenizer = tiny_causal_models[0]  # GPT-2's layout: unknown = BOS = <|endoftext|>
+    scorer = CausalLM(model, tokenizer, SETTINGS)
+    candidates = candidate_table(tokenizer, ["Austria", "Italy", "France", "Europe", "Asia", "city"])
+    triples = TRIPLES.iloc[:4]
+    queries = prompts.queries(triples, RELATIONS, k=2, seed=0)
+    scores = probe.score(scorer, name, triples, queries, candidates, subject_spacing=spacing)
+    ids = dict(zip(candidates["word"], candidates["token_id"]))
+    natural = queries[queries["measure"] == "naturalness"]
+    assert set(natural["method"]) == {"VP", "FP", "CP"}
+    differ = 0
+    for query in natural.itertuples():
+        triple = triples.iloc[query.row]
+        words = [ids[triple.fine_label], ids[triple.coarse_label]]
+        sentence = query.query.replace("[X]", "[MASK]").replace("[Y]", "[MASK]")
+        theirs = authors_gpt2_logprobs(model, tokenizer, sentence, words)
+        # today's reading: the text before the slot as written, tokenized whole after the BOS
+        written = query.query[: query.query.index("[Y]")].rstrip().replace("[X]", tokenizer.unk_token)
+        whole = [tokenizer.bos_token_id] + tokenizer(written, add_special_tokens=False)["input_ids"]
+        with torch.no_grad():
+            spaced = torch.log_softmax(model(input_ids=torch.tensor([whole])).logits[0, -1], -1)[words].numpy()
+        row = scores[
+            (scores["sub_uri"] == triple.sub_uri)
+            & (scores["measure"] == "naturalness")
+            & (scores["method"] == query.method)
+            & (scores["mode"] == "next_token")
+        ]
+        got = row[["fine_score", "coarse_score"]].to_numpy(float)[0]
+        np.testing.assert_allclose(got, theirs if spacing == "authors" else spaced, atol=1e-4)
+        differ += not np.allclose(theirs, spaced, atol=1e-3)
+    assert differ == len(natural)  # the two readings differ on every query of this model
 
 
 def test_causal_phrase_embeddings_pool_the_tokens_after_bos(tiny_causal_models):

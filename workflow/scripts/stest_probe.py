@@ -17,7 +17,11 @@ with rule_logging(snakemake.log[0]) as log:
         snakemake.input.model, snakemake.params.kind, scoring.ScoringSettings(**snakemake.params.scoring)
     )
     log.info("%s: %d triples, %d queries", snakemake.wildcards.model, len(triples), len(queries))
-    scores = probe.score(scorer, snakemake.wildcards.model, triples, queries, candidates)
+    if snakemake.params.kind == "causal":
+        log.info("a masked subject read with %s spacing (stest.subject_spacing)", snakemake.params.subject_spacing)
+    scores = probe.score(
+        scorer, snakemake.wildcards.model, triples, queries, candidates, snakemake.params.subject_spacing
+    )
     left_out = int((~(scores["fine_in_vocab"] & scores["coarse_in_vocab"])).sum())
     if left_out:
         log.warning("%d score rows have an object that is not a candidate of this model", left_out)

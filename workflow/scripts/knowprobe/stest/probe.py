@@ -4,9 +4,11 @@ fine and of the coarse object (``p_r`` compares them, :mod:`knowprobe.stest.metr
 - Masked LMs (mode ``mask``): the log-probability of each object's token at the scored mask.
 - Causal LMs, mode ``next_token``: the log-probability of each object's token after the text
   before the slot, which is all a left-to-right model reads, so that CP scores equal VP's, as
-  the paper notes. Mode ``sentence`` (beyond the paper): log P(rest of the sentence | text
-  before the slot) with each object in the slot, the cascade's clause holding the other object,
-  so that the clause, too, is read.
+  the paper notes. A masked subject (naturalness) is the model's unknown token, the text around
+  it tokenized as the authors' GPT-2 connector does (``subject_spacing``,
+  :mod:`knowprobe.stest.prompts`). Mode ``sentence`` (beyond the paper): log P(rest of the
+  sentence | text before the slot) with each object in the slot, the cascade's clause holding
+  the other object, so that the clause, too, is read.
 - Relatedness (mode ``embedding``): the cosine similarity of the mean-pooled final-layer
   embeddings of the subject and of each object, each encoded alone (Yu & Ettinger, 2020).
 
@@ -47,7 +49,9 @@ def token_ids(labels: pd.Series, candidates: pd.DataFrame) -> np.ndarray:
     return np.array([ids.get(label, -1) for label in labels], dtype=np.int64)
 
 
-def object_scores(scorer, queries: pd.DataFrame, triples: pd.DataFrame, fine_ids, coarse_ids) -> list[pd.DataFrame]:
+def object_scores(
+    scorer, queries: pd.DataFrame, triples: pd.DataFrame, fine_ids, coarse_ids, subject_spacing: str = "authors"
+) -> list[pd.DataFrame]:
     """The queries' scores of both objects, one frame per scoring mode of the model's kind."""
     rows = queries["row"].to_numpy()
     fine, coarse = fine_ids[rows], coarse_ids[rows]
@@ -73,12 +77,15 @@ def object_scores(scorer, queries: pd.DataFrame, triples: pd.DataFrame, fine_ids
         return [base.assign(mode="mask", fine_score=out[:, 0], coarse_score=out[:, 1])]
     assert isinstance(scorer, CausalLM)
     unknown = scorer.tokenizer.unk_token or scorer.tokenizer.eos_token
-    prefixes = [causal_prefix(q, unknown) for q in queries["query"]]
+    prefixes = [causal_prefix(q, unknown, subject_spacing) for q in queries["query"]]
     # the sentence mode's continuations, each object in the slot in turn: the longest texts a
     # causal model reads (the prefix and the rest of the sentence), so they are what must fit
     labels_of_rows = triples[["fine_label", "coarse_label"]].to_numpy()[rows]
     continuations = [
-        (causal_continuation(q, a, b, unknown), causal_continuation(q, b, a, unknown))
+        (
+            causal_continuation(q, a, b, unknown, subject_spacing),
+            causal_continuation(q, b, a, unknown, subject_spacing),
+        )
         for q, (a, b) in zip(queries["query"], labels_of_rows)
     ]
     sentences = [tuple(f"{prefix} {rest}" for rest in pair) for prefix, pair in zip(prefixes, continuations)]
@@ -171,12 +178,20 @@ def relatedness(scorer, triples: pd.DataFrame, fine_ids, coarse_ids) -> pd.DataF
     return out
 
 
-def score(scorer, model: str, triples: pd.DataFrame, queries: pd.DataFrame, candidates: pd.DataFrame) -> pd.DataFrame:
-    """Every score of one model: the queries' (each mode of its kind) and relatedness."""
+def score(
+    scorer,
+    model: str,
+    triples: pd.DataFrame,
+    queries: pd.DataFrame,
+    candidates: pd.DataFrame,
+    subject_spacing: str = "authors",
+) -> pd.DataFrame:
+    """Every score of one model: the queries' (each mode of its kind) and relatedness; a causal
+    model reads a masked subject as ``subject_spacing`` says (:mod:`knowprobe.stest.prompts`)."""
     triples = triples.reset_index(drop=True)
     fine_ids = token_ids(triples["fine_label"], candidates)
     coarse_ids = token_ids(triples["coarse_label"], candidates)
-    frames = object_scores(scorer, queries, triples, fine_ids, coarse_ids)
+    frames = object_scores(scorer, queries, triples, fine_ids, coarse_ids, subject_spacing)
     frames.append(relatedness(scorer, triples, fine_ids, coarse_ids))
     scores = pd.concat(frames, ignore_index=True)
     rows = scores["row"].to_numpy()
