@@ -55,10 +55,17 @@ DRAWS = ("numpy", "authors")
 
 
 def demonstrations(
-    relations: pd.Series, k: int, seed: int, draw: str = "numpy", facts: pd.Series | None = None
+    relations: pd.Series,
+    k: int,
+    seed: int,
+    draw: str = "numpy",
+    facts: pd.Series | None = None,
+    usable: np.ndarray | None = None,
 ) -> list[np.ndarray]:
     """For each row, ``k`` other rows of the same relation (positions into ``relations``), drawn
-    with the seed; never the row itself (nor, with ``authors``, a row of the same fact). A
+    with the seed; never the row itself (nor, with ``authors``, a row of the same fact), nor a row
+    that is not ``usable`` (a triple the model cannot be asked about, which would otherwise stop
+    or leave out the queries it is shown in; it is drawn from as if it were not there). A
     relation with k or fewer others gives all the others.
 
     ``numpy``: a NumPy generator per relation. ``authors``: as the authors' code draws (their
@@ -70,8 +77,9 @@ def demonstrations(
         raise ValueError(f"draw {draw!r}: one of {DRAWS}")
     out: list[np.ndarray] = [np.empty(0, dtype=np.int64)] * len(relations)
     values = relations.to_numpy()
+    usable = np.ones(len(values), dtype=bool) if usable is None else np.asarray(usable, dtype=bool)
     for number, relation in enumerate(sorted(set(values))):
-        rows = np.flatnonzero(values == relation)
+        rows = np.flatnonzero((values == relation) & usable)
         if draw == "authors":
             keys = facts.to_numpy()[rows] if facts is not None else rows
             first = {}
@@ -102,12 +110,15 @@ def authors_draws(n: int, k: int, seed: int) -> list[list[int]]:
     return out
 
 
-def queries(triples: pd.DataFrame, relations: dict, k: int, seed: int, draw: str = "numpy") -> pd.DataFrame:
+def queries(
+    triples: pd.DataFrame, relations: dict, k: int, seed: int, draw: str = "numpy", usable: np.ndarray | None = None
+) -> pd.DataFrame:
     """Every (triple, measure, method) query: ``row`` (position in ``triples``), ``measure``,
-    ``method``, ``query``; the few-shot demonstrations drawn as ``draw`` says."""
+    ``method``, ``query``; the few-shot demonstrations drawn as ``draw`` says, among the
+    ``usable`` triples only (all by default)."""
     triples = triples.reset_index(drop=True)
     facts = triples["sub_label"] + "\t" + triples["fine_label"]
-    shots = demonstrations(triples["relation"], k, seed, draw, facts)
+    shots = demonstrations(triples["relation"], k, seed, draw, facts, usable)
     rows = []
     for row, triple in enumerate(triples.itertuples(index=False)):
         spec = relations[triple.relation]
