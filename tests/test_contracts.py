@@ -45,9 +45,10 @@ def test_a_wrong_file_is_one_line_naming_file_and_column(tmp_path):
     pq.write_table(pa.table({"x": [1]}), path)
     with pytest.raises(KnowprobeError, match="found no knowprobe contract"):
         contracts.read(path, contracts.PROMPTS)
-    path.write_text("not parquet")
+    other = tmp_path / "other.parquet"
+    other.write_text("not parquet")
     with pytest.raises(KnowprobeError, match="not a Parquet file"):
-        contracts.read(path, contracts.PROMPTS)
+        contracts.read(other, contracts.PROMPTS)
     with pytest.raises(KnowprobeError, match="file not found"):
         contracts.read(tmp_path / "nowhere.parquet", contracts.PROMPTS)
 
@@ -62,6 +63,63 @@ def test_parts_are_concatenated_and_checked(tmp_path):
     contracts.write(pd.DataFrame({"word": ["a"], "token_id": [1]}), parts[1], contracts.CANDIDATES)
     with pytest.raises(KnowprobeError, match="part-1.parquet: expected a prompts table"):
         contracts.concat(parts, tmp_path / "all.parquet", contracts.PROMPTS)
+
+
+def flip(path, at: float = 0.5, size: int = 64) -> None:
+    """``size`` bytes of a file inverted, from ``at`` (a fraction of its length) on."""
+    data = bytearray(path.read_bytes())
+    start = int(len(data) * at)
+    data[start : start + size] = bytes(b ^ 0xFF for b in data[start : start + size])
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("damage", ["flip", "footer", "truncate"])
+def test_a_table_damaged_after_it_was_written_is_one_line_naming_it(tmp_path, damage):
+    """Issue 44 item 9: tables passed between rules carried no digest, so damage to one changed
+    the numbers downstream without a word. Every writer records its SHA-256 beside the table
+    (and a mark in its metadata); every reader verifies it."""
+    frame = pd.DataFrame({"word": [f"w{i}" for i in range(2000)], "token_id": range(2000)})
+    path = tmp_path / "candidates.parquet"
+    contracts.write(frame, path, contracts.CANDIDATES)
+    assert pq.read_schema(path).metadata[b"knowprobe.digest"] == b"sha256"
+    record = (tmp_path / "candidates.parquet.sha256").read_text()
+    assert record.endswith("  candidates.parquet\n") and len(record.split()[0]) == 64
+    assert contracts.read(path, contracts.CANDIDATES)["token_id"].tolist() == list(range(2000))
+    if damage == "flip":
+        flip(path, 0.3)
+    elif damage == "footer":
+        flip(path, 0.97, 16)
+    else:
+        path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])
+    with pytest.raises(KnowprobeError) as error:
+        contracts.read(path, contracts.CANDIDATES)
+    message = str(error.value)
+    assert message.startswith(f"{path}: ") and "\n" not in message
+    assert "changed since its rule wrote it" in message and "delete it to have it made anew" in message
+
+
+def test_every_writer_records_a_digest_and_a_table_without_one_reads_as_before(tmp_path):
+    parts = []
+    for i in range(2):
+        parts.append(tmp_path / f"part-{i}.parquet")
+        writer = contracts.PartWriter(parts[-1], contracts.PROMPTS)
+        writer.write(contracts.to_table(prompts_frame().assign(rank=i), contracts.PROMPTS))
+        writer.close(True)
+    contracts.concat(parts, tmp_path / "all.parquet", contracts.PROMPTS)
+    for path in [*parts, tmp_path / "all.parquet"]:
+        assert (tmp_path / f"{path.name}.sha256").is_file()
+        flip(path, 0.2, 8)
+        with pytest.raises(KnowprobeError, match="changed since its rule wrote it"):
+            contracts.read(path, contracts.PROMPTS)
+    # a table no knowprobe writer wrote (a test's fixture, an older run) says it has no digest
+    plain = tmp_path / "plain.parquet"
+    pq.write_table(contracts.to_table(prompts_frame(), contracts.PROMPTS), plain)
+    assert len(contracts.read(plain, contracts.PROMPTS)) == 1
+    # one that says it has, but whose record is gone, is refused
+    contracts.write(prompts_frame(), plain, contracts.PROMPTS)
+    (tmp_path / "plain.parquet.sha256").unlink()
+    with pytest.raises(KnowprobeError, match=r"plain.parquet: no digest recorded beside it \(plain.parquet.sha256\)"):
+        contracts.read(plain, contracts.PROMPTS)
 
 
 def test_every_column_is_documented_and_the_docs_are_made_from_the_contracts():

@@ -1,14 +1,17 @@
-"""The shared file helpers: atomic writes with the modes a plain write gives, and no leftovers."""
+"""The shared file helpers: atomic writes with the modes a plain write gives, no leftovers, digests."""
 
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from knowprobe.io import atomic_path, write_text
+from knowprobe.io import KnowprobeError, atomic_path, record_digest, verify_digest, write_text
 
 
 @pytest.mark.parametrize("umask", [0o022, 0o002, 0o077])
@@ -39,6 +42,44 @@ def test_a_failed_write_leaves_nothing(tmp_path):
         tmp.write_text("half")
         raise RuntimeError("killed")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_digest_is_recorded_as_a_file_is_written_and_verified_as_it_is_read(tmp_path):
+    """Issue 44 item 9: the shared mechanism (io.atomic_path's digest, record_digest,
+    verify_digest) that the Parquet tables and the probes' hidden states use."""
+    path = tmp_path / "states.bin"
+    with atomic_path(path, digest=True) as tmp:
+        tmp.write_bytes(bytes(range(256)) * 64)
+    record = tmp_path / "states.bin.sha256"
+    assert record.read_text() == f"{hashlib.sha256(path.read_bytes()).hexdigest()}  states.bin\n"
+    if shutil.which("sha256sum"):  # the record is sha256sum's own format
+        subprocess.run(["sha256sum", "--check", "--quiet", record.name], cwd=tmp_path, check=True)
+    verify_digest(path)
+    data = bytearray(path.read_bytes())
+    data[5000:5064] = bytes(b ^ 0xFF for b in data[5000:5064])  # same size: only the bytes say so
+    path.write_bytes(bytes(data))
+    found = hashlib.sha256(bytes(data)).hexdigest()
+    with pytest.raises(KnowprobeError) as error:
+        verify_digest(path)
+    assert str(error.value) == (
+        f"{path}: changed since its rule wrote it (damaged on disk or in a copy): SHA-256 {found}, recorded "
+        f"{record.read_text().split()[0]} in states.bin.sha256; delete it to have it made anew"
+    )
+    record_digest(path)  # recorded anew: the file as it is now is what counts
+    verify_digest(path)
+    record.write_text("not a digest\n")
+    with pytest.raises(KnowprobeError, match="states.bin.sha256: not a SHA-256 record of states.bin"):
+        verify_digest(path)
+    record.unlink()
+    with pytest.raises(KnowprobeError, match=r"states.bin: no digest recorded beside it \(states.bin.sha256\)"):
+        verify_digest(path)
+    with pytest.raises(KnowprobeError, match="nowhere.bin: file not found"):
+        verify_digest(tmp_path / "nowhere.bin")
+    # a failed write records nothing
+    with pytest.raises(RuntimeError), atomic_path(tmp_path / "failed.bin", digest=True) as tmp:
+        tmp.write_bytes(b"half")
+        raise RuntimeError("killed")
+    assert not (tmp_path / "failed.bin").exists() and not (tmp_path / "failed.bin.sha256").exists()
 
 
 def test_progress_bars_write_a_line_per_update_to_the_log(tmp_path):

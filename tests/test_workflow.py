@@ -449,6 +449,52 @@ def test_a_study_runs_alone_from_its_target(tmp_path):
     assert int(everything["table_html"]) == len(set().union(*pages.values()))
 
 
+# each study alone, with models of only one kind it probes (LPAQA masked; S-TEST and COMPS either)
+ALONE = [("lpaqa", "masked"), ("stest", "masked"), ("stest", "causal"), ("comps", "masked"), ("comps", "causal")]
+
+
+def alone_config(project: Path, study: str, kind: str) -> str:
+    """The demo's config (every study's section kept) with ``studies: [study]`` and only the
+    demo models of ``kind``; its name, for --configfile."""
+    config = yaml.safe_load((project / "resources/demo/config.yaml").read_text())
+    config["studies"] = [study]
+    config["models"] = {name: entry for name, entry in config["models"].items() if entry["kind"] == kind}
+    (project / f"{study}-{kind}.yaml").write_text(yaml.safe_dump(config))
+    return f"{study}-{kind}.yaml"
+
+
+@pytest.mark.parametrize("study, kind", ALONE)
+def test_a_study_left_out_of_studies_never_stops_the_others(tmp_path, study, kind):
+    """Issue 44 item 8: the other studies' rules and helpers are not read. A config of causal
+    models only (studies: [comps], a GPT) was refused as it was read: IndexError in LPAQA's
+    uhn_model(), which picked LPAQA's first masked model whether or not LPAQA ran."""
+    project = copy_project(tmp_path)
+    configfile = alone_config(project, study, kind)
+    counts = dry_run_counts(project, "--configfile", configfile)
+    assert counts.pop("all") == "1" and counts["total"] != "0", counts
+    assert {r.split("_", 1)[0] for r in counts} - {"total", "table", "train", "wikidata"} == {study}, counts
+    # an unlisted study's target says how to run it, instead of planning nothing or failing later
+    other = next(name for name, _ in ALONE if name != study)
+    result = snakemake(project, other, "-n", "--configfile", configfile, check=False)
+    assert result.returncode != 0
+    assert f"snakemake {other}: config studies lists {study}, not {other}" in result.stdout + result.stderr
+
+
+def test_comps_alone_with_a_causal_model_runs(tmp_path):
+    """Issue 44 item 8's case run for real (cheap: one tiny GPT trained for a few steps): COMPS's
+    tables and the model's scores, and no job of another study."""
+    project = copy_project(tmp_path)
+    config = yaml.safe_load((project / alone_config(project, "comps", "causal")).read_text())
+    for entry in config["models"].values():
+        entry["train"]["steps"] = 20
+    (project / "comps-causal.yaml").write_text(yaml.safe_dump(config))
+    result = snakemake(project, "--configfile", "comps-causal.yaml")
+    assert {rule.split("_", 1)[0] for rule in executed_rules(result)} == {"comps", "table", "train"}
+    accuracy = pd.read_csv(project / "results/comps/tables/accuracy.csv")
+    assert set(accuracy["model"]) == {"tiny-demo-gpt"}
+    assert (project / "results/comps/scores/tiny-demo-gpt.parquet").is_file()
+
+
 @pytest.mark.parametrize(
     "edit_config, message",
     [

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from knowprobe import contracts, vocab
-from knowprobe.io import KnowprobeError
+from knowprobe.io import KnowprobeError, record_digest
 from knowprobe.lpaqa import probe
 from knowprobe.prompts import fill_template
 from knowprobe.scoring import CausalLM, MaskedLM, ScoringSettings
@@ -119,8 +119,43 @@ def test_hidden_states_round_trip_and_are_checked_against_their_table(tmp_path, 
     with pytest.raises(KnowprobeError, match=f"{len(hidden)} hidden states for a table of 3 rows"):
         probe.read_hidden(path, 3)
     (tmp_path / "other.safetensors").write_bytes(b"not a tensor file")
+    with pytest.raises(KnowprobeError, match="no digest recorded beside it"):
+        probe.read_hidden(tmp_path / "other.safetensors", 3)
+    record_digest(tmp_path / "other.safetensors")
     with pytest.raises(KnowprobeError, match="not a probe's hidden states"):
         probe.read_hidden(tmp_path / "other.safetensors", 3)
+
+
+@pytest.mark.parametrize("damage", ["flip", "truncate"])
+def test_hidden_states_damaged_after_they_were_written_are_one_line_naming_the_file(
+    tmp_path, tiny_bert, wordpiece_tokenizer, damage
+):
+    """Issue 44 item 9: 64 bytes flipped inside a probe's hidden-state file were read with rc 0
+    (Table 2's Mine/Opti P@1 moved from 60.1 to 59.8); a truncated one stopped the seeded job with
+    a bare traceback from known_inputs. Both readers verify the digest recorded as it was written."""
+    facts, prompts, candidates = benchmark(wordpiece_tokenizer)
+    table, hidden = probe.probe(facts, prompts, MaskedLM(tiny_bert, wordpiece_tokenizer), candidates, 3)
+    table_path, hidden_path = tmp_path / "test.parquet", tmp_path / "test.hidden.safetensors"
+    contracts.write(table, table_path, contracts.PROBE)
+    probe.write_hidden(hidden, hidden_path, table.num_rows)
+    data = bytearray(hidden_path.read_bytes())
+    if damage == "flip":
+        middle = len(data) // 2
+        data[middle : middle + 64] = bytes(b ^ 0xFF for b in data[middle : middle + 64])
+    else:
+        data = data[: len(data) - 100]
+    hidden_path.write_bytes(bytes(data))
+    inputs = {
+        fill_template(t, s, "[MASK]") for t, s in zip(table["template"].to_pylist(), table["sub_label"].to_pylist())
+    }
+    for read in (
+        lambda: probe.read_hidden(hidden_path, table.num_rows),
+        lambda: probe.known_inputs([(table_path, hidden_path)], inputs, "[MASK]"),
+    ):
+        with pytest.raises(KnowprobeError) as error:
+            read()
+        message = str(error.value)
+        assert message.startswith(f"{hidden_path}: changed since its rule wrote it") and "\n" not in message
 
 
 def test_parts_probed_together_are_the_parts_probed_alone_with_each_input_encoded_once(

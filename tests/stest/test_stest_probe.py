@@ -11,7 +11,7 @@ import torch
 
 from knowprobe.config import schema_defaults
 from knowprobe.scoring import CausalLM, MaskedLM, ScoringSettings
-from knowprobe.stest import probe, prompts
+from knowprobe.stest import metrics, probe, prompts
 from knowprobe.vocab import candidate_table
 
 SETTINGS = ScoringSettings(device="cpu", dtype="float32", batch_size=3, max_tokens=256, max_length=128)
@@ -170,9 +170,66 @@ def test_causal_scores_match_a_plain_forward(tiny_causal_models):
         natural = rows[(rows["measure"] == "naturalness") & (rows["method"] == "VP")].set_index("mode")
         np.testing.assert_allclose(
             natural.loc["next_token", ["fine_score", "coarse_score"]].to_numpy(float),
-            next_token(f"{tokenizer.unk_token} is located in", [triple.fine_label, triple.coarse_label]),
+            # the text after the masked subject tokenized alone, as the authors' GPT-2 connector does
+            next_token(f"{tokenizer.unk_token}is located in", [triple.fine_label, triple.coarse_label]),
             atol=1e-4,
         )
+
+
+def authors_gpt2_logprobs(model, tokenizer, sentence: str, ids: list[int]) -> np.ndarray:
+    """The authors' GPT-2 connector (their LAMA fork's lama/modules/gpt2_connector.py), written
+    out plainly: the sentence split at each [MASK], every piece stripped and tokenized alone, the
+    unknown id (GPT-2's end-of-text) in each mask, the BOS id in front; the log-probabilities of
+    ``ids`` at the second mask (the object's, the subject's being the first)."""
+    unk = tokenizer.convert_tokens_to_ids(tokenizer.unk_token)
+    tokens, masked = [], []
+    for number, piece in enumerate(sentence.split("[MASK]")):
+        if number > 0:
+            masked.append(len(tokens))
+            tokens.append(unk)
+        if piece.strip():
+            tokens.extend(tokenizer(piece.strip(), add_special_tokens=False)["input_ids"])
+    source = torch.tensor([[tokenizer.bos_token_id] + tokens[:-1]])  # predicting tokens[i] at position i
+    with torch.no_grad():
+        logprobs = torch.log_softmax(model(input_ids=source).logits[0], -1)
+    return logprobs[masked[1], ids].numpy()
+
+
+@pytest.mark.parametrize("spacing", ["authors", "spaced"])
+def test_causal_naturalness_reads_the_subject_as_the_authors_gpt2_connector(tiny_causal_models, spacing):
+    """Issue 44 item 7: the authors' connector tokenizes the text after the masked subject alone
+    ("was", not " was") and a few-shot context without its final space; knowprobe read " was" and
+    a space token of its own. ``spaced`` keeps that reading as an option."""
+    name, model, tokenizer = tiny_causal_models[0]  # GPT-2's layout: unknown = BOS = <|endoftext|>
+    scorer = CausalLM(model, tokenizer, SETTINGS)
+    candidates = candidate_table(tokenizer, ["Austria", "Italy", "France", "Europe", "Asia", "city"])
+    triples = TRIPLES.iloc[:4]
+    queries = prompts.queries(triples, RELATIONS, k=2, seed=0)
+    scores = probe.score(scorer, name, triples, queries, candidates, subject_spacing=spacing)
+    ids = dict(zip(candidates["word"], candidates["token_id"]))
+    natural = queries[queries["measure"] == "naturalness"]
+    assert set(natural["method"]) == {"VP", "FP", "CP"}
+    differ = 0
+    for query in natural.itertuples():
+        triple = triples.iloc[query.row]
+        words = [ids[triple.fine_label], ids[triple.coarse_label]]
+        sentence = query.query.replace("[X]", "[MASK]").replace("[Y]", "[MASK]")
+        theirs = authors_gpt2_logprobs(model, tokenizer, sentence, words)
+        # today's reading: the text before the slot as written, tokenized whole after the BOS
+        written = query.query[: query.query.index("[Y]")].rstrip().replace("[X]", tokenizer.unk_token)
+        whole = [tokenizer.bos_token_id] + tokenizer(written, add_special_tokens=False)["input_ids"]
+        with torch.no_grad():
+            spaced = torch.log_softmax(model(input_ids=torch.tensor([whole])).logits[0, -1], -1)[words].numpy()
+        row = scores[
+            (scores["sub_uri"] == triple.sub_uri)
+            & (scores["measure"] == "naturalness")
+            & (scores["method"] == query.method)
+            & (scores["mode"] == "next_token")
+        ]
+        got = row[["fine_score", "coarse_score"]].to_numpy(float)[0]
+        np.testing.assert_allclose(got, theirs if spacing == "authors" else spaced, atol=1e-4)
+        differ += not np.allclose(theirs, spaced, atol=1e-3)
+    assert differ == len(natural)  # the two readings differ on every query of this model
 
 
 def test_causal_phrase_embeddings_pool_the_tokens_after_bos(tiny_causal_models):
@@ -213,3 +270,74 @@ def test_a_query_longer_than_the_model_takes_is_left_out_and_the_rest_scored(
     assert asked.loc[asked["sub_uri"] == "Q9", "fine_score"].isna().any()  # its own queries are the long ones
     assert asked["fine_score"].notna().sum() > len(asked) / 2
     assert "queries are longer than this model takes" in caplog.text
+
+
+def triples_with(label_column: str, label: str, n: int = 12) -> pd.DataFrame:
+    """``n`` P131 triples of the test's words, the fourth (Q3) with ``label`` in ``label_column``."""
+    cycle = TRIPLES.iloc[:4]
+    triples = pd.concat([cycle] * (n // 4), ignore_index=True).assign(sub_uri=[f"Q{i}" for i in range(n)])
+    triples.loc[3, label_column] = label
+    return triples
+
+
+def scorer_of(kind, tiny_bert, wordpiece_tokenizer, tiny_causal_models):
+    if kind == "masked":
+        return MaskedLM(tiny_bert, wordpiece_tokenizer, SETTINGS)
+    _, model, tokenizer = tiny_causal_models[0]
+    return CausalLM(model, tokenizer, SETTINGS)
+
+
+@pytest.mark.parametrize(
+    "kind, column, label, reason",
+    [
+        # issue 44 item 9: "... has 2 mask tokens after tokenization (needs 1; a label holding the mask
+        # token?)" stopped the masked model's whole probe
+        ("masked", "sub_label", "the [MASK] river", "special_token"),
+        ("causal", "sub_label", "the <|endoftext|> river", "special_token"),
+        # a slot marker in a label moved the scored slot into the label
+        ("masked", "fine_label", "Italy [Y]", "placeholder"),
+        ("causal", "sub_label", "the [Y] river", "placeholder"),
+        # issue 44 item 9: a 300-word label took other subjects' few-shot queries out of p_r
+        ("masked", "sub_label", " ".join(["city"] * 300), "too_long"),
+        ("causal", "sub_label", " ".join(["city"] * 300), "too_long"),
+    ],
+)
+def test_one_bad_triple_stays_one(
+    tiny_bert, wordpiece_tokenizer, tiny_causal_models, kind, column, label, reason, caplog
+):
+    """A triple the model cannot be asked about is left out (counted by reason in the log) and
+    shown in no other triple's few-shot prompt: every other query is scored."""
+    scorer = scorer_of(kind, tiny_bert, wordpiece_tokenizer, tiny_causal_models)
+    triples = triples_with(column, label)
+    candidates = candidate_table(scorer.tokenizer, ["Austria", "Italy", "France", "Europe", "Asia", "city"])
+    with caplog.at_level("WARNING"):
+        queries, unusable = probe.model_queries(scorer, triples, RELATIONS, {"k": 3, "seed": 0, "draw": "numpy"})
+        scores = probe.score(scorer, kind, triples, queries, candidates, unusable=unusable)
+    assert list(unusable) == [""] * 3 + [reason] + [""] * 8
+    assert f"1 triples this model cannot be asked about, left out of p_r and of every few-shot prompt ({reason} 1)" in (
+        caplog.text
+    )
+    assert not queries["query"].str.contains(label, regex=False).loc[queries["row"] != 3].any()
+    asked = scores[scores["measure"] != "relatedness"]
+    assert asked.loc[asked["sub_uri"] == "Q3", "fine_score"].isna().all()
+    others = asked[asked["sub_uri"] != "Q3"]
+    assert others[["fine_score", "coarse_score"]].notna().all().all(), others[others["fine_score"].isna()]
+    table = metrics.p_r(scores)
+    fp = table[(table["method"] == "FP") & (table["relation"] == "P131")]
+    assert (fp["n"] == 11).all() and (fp["left_out"] == 1).all()
+
+
+@pytest.mark.parametrize("draw", ["numpy", "authors"])
+def test_demonstrations_are_drawn_among_usable_triples_only(draw):
+    relations = pd.Series(["P131"] * 12 + ["P19"] * 5)
+    facts = pd.Series([f"s{i}\to{i}" for i in range(17)])
+    everyone = prompts.demonstrations(relations, 3, 0, draw, facts)
+    assert [list(d) for d in prompts.demonstrations(relations, 3, 0, draw, facts, np.ones(17, bool))] == [
+        list(d) for d in everyone
+    ]
+    usable = np.ones(17, dtype=bool)
+    usable[[3, 14]] = False
+    drawn = prompts.demonstrations(relations, 3, 0, draw, facts, usable)
+    for row, shown in enumerate(drawn):
+        assert not set(shown) & {3, 14, row}
+        assert len(shown) == (3 if usable[row] else 0)

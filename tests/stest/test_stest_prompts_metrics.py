@@ -101,7 +101,15 @@ def test_queries_as_the_paper_writes_them():
         3,
         1,
     )
-    assert prompts.causal_prefix(first[("naturalness", "VP")], "<unk>") == "<unk> is located in"
+    # a causal model reads the text around a masked subject as the authors' GPT-2 connector: each
+    # piece stripped and tokenized alone (the unknown token is special, never merged with them)
+    assert prompts.causal_prefix(first[("naturalness", "VP")], "<unk>") == "<unk>is located in"
+    assert prompts.causal_prefix(first[("naturalness", "VP")], "<unk>", "spaced") == "<unk> is located in"
+    natural_few_shot = prompts.causal_prefix(first[("naturalness", "FP")], "<unk>")
+    assert natural_few_shot.endswith("Region1,<unk>is located in") or natural_few_shot.endswith(
+        "Region2,<unk>is located in"
+    )
+    assert prompts.causal_prefix(first[("naturalness", "FP")], "<unk>", "spaced").endswith(", <unk> is located in")
     assert (
         prompts.causal_continuation(first[("specificity", "CP")], "Tuscany", "Italy", "<unk>")
         == "Tuscany, which is located in Italy."

@@ -368,6 +368,19 @@ STUDY_NAMES = {"lpaqa": "LPAQA", "stest": "S-TEST", "comps": "COMPS"}
 SLASH = "/"  # kept whole in the links, as Snakemake's own links keep it
 
 
+def unlisted_study(study):
+    """The input of the target rule of a study that `studies` leaves out (the Snakefile reads
+    only the listed studies): asked for, it says how to run the study instead."""
+
+    def refuse(wildcards):
+        raise WorkflowError(
+            f"snakemake {study}: config studies lists {', '.join(config['studies'])}, not {study}; "
+            f"list it there, or run it alone with --config 'studies=[{study}]'"
+        )
+
+    return refuse
+
+
 def report_headlines():
     """The studies' headline numbers as reStructuredText, from their tables where a run wrote
     them: a bullet per study with a link that opens its table in the report, a line per model."""

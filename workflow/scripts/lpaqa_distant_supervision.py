@@ -11,6 +11,7 @@ with rule_logging(snakemake.log[0]) as log:
     entities, redirects = distant.knowledge_of(facts, snakemake.input.entities, snakemake.input.redirects)
     log.info("%d entities of %d facts, %d redirects to their articles", len(entities), len(facts), len(redirects))
     # read in batches: a chunk's sentences are never all in memory at once
+    contracts.check(snakemake.input.sentences, contracts.SENTENCES)  # contract and digest, before the batches
     sentences = pq.ParquetFile(snakemake.input.sentences)
     matches = distant.match_sentences(sentences, facts, entities, redirects)
     log.info(

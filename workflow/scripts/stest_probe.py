@@ -4,20 +4,23 @@ import torch
 
 from knowprobe import contracts, scoring
 from knowprobe.io import rule_logging
-from knowprobe.stest import probe, prompts
+from knowprobe.stest import probe
 
 with rule_logging(snakemake.log[0]) as log:
     torch.set_num_threads(snakemake.threads)
     triples = contracts.read(snakemake.input.triples, contracts.STEST_TRIPLES)
     candidates = contracts.read(snakemake.input.candidates, contracts.CANDIDATES)
-    few_shot = snakemake.params.few_shot
-    queries = prompts.queries(triples, snakemake.params.relations, few_shot["k"], few_shot["seed"], few_shot["draw"])
-    log.info("few-shot demonstrations: k=%d, seed=%d, %s draw", few_shot["k"], few_shot["seed"], few_shot["draw"])
+    few_shot, spacing = snakemake.params.few_shot, snakemake.params.subject_spacing
     scorer = scoring.load(
         snakemake.input.model, snakemake.params.kind, scoring.ScoringSettings(**snakemake.params.scoring)
     )
+    if snakemake.params.kind == "causal":
+        log.info("a masked subject read with %s spacing (stest.subject_spacing)", spacing)
+    # the triples this model cannot be asked about are left out, and out of every few-shot prompt
+    queries, unusable = probe.model_queries(scorer, triples, snakemake.params.relations, few_shot, spacing)
+    log.info("few-shot demonstrations: k=%d, seed=%d, %s draw", few_shot["k"], few_shot["seed"], few_shot["draw"])
     log.info("%s: %d triples, %d queries", snakemake.wildcards.model, len(triples), len(queries))
-    scores = probe.score(scorer, snakemake.wildcards.model, triples, queries, candidates)
+    scores = probe.score(scorer, snakemake.wildcards.model, triples, queries, candidates, spacing, unusable)
     left_out = int((~(scores["fine_in_vocab"] & scores["coarse_in_vocab"])).sum())
     if left_out:
         log.warning("%d score rows have an object that is not a candidate of this model", left_out)

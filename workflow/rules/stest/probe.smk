@@ -21,6 +21,7 @@ rule stest_probe:
         kind=lambda wildcards: config["models"][wildcards.model]["kind"],
         relations=settings(STEST["relations"]),
         few_shot=settings(few_shot_settings()),
+        subject_spacing=STEST["subject_spacing"],
         scoring=scoring_settings(),
     script:
         "../../scripts/stest_probe.py"

@@ -4,6 +4,9 @@ Writers cast to the contract (:func:`write`, :class:`PartWriter`), so a table's 
 types never depend on how pandas happened to build it; readers check it (:func:`read`,
 :func:`check`), so a file from another version, or not a table of that kind at all, is one line
 naming the file and the column. The contract's name and version travel in the Parquet metadata.
+Every table these writers write also has its SHA-256 recorded beside it (``PATH.sha256``,
+:func:`knowprobe.io.record_digest`) and says so in its metadata (``knowprobe.digest``); the
+readers verify it, so a table damaged between rules is one line naming it, never other numbers.
 ``docs/contracts.md`` is generated from this module (``python -m knowprobe.contracts``) and a
 test holds it, and the demo's outputs, to these schemas.
 """
@@ -20,7 +23,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .io import PARQUET_ROW_GROUP, KnowprobeError, atomic_path, disk_full_error, is_disk_full
+from .io import (
+    PARQUET_ROW_GROUP,
+    KnowprobeError,
+    atomic_path,
+    digest_path,
+    disk_full_error,
+    is_disk_full,
+    record_digest,
+    verify_digest,
+)
 
 VERSION = "1"  # raised when a contract changes in a way old files cannot be read as
 
@@ -37,9 +49,15 @@ class Contract:
     def columns(self) -> list[str]:
         return self.schema.names
 
-    def arrow_schema(self) -> pa.Schema:
-        """The schema with the contract's name and version in its metadata, as files carry it."""
-        return self.schema.with_metadata({"knowprobe.contract": self.name, "knowprobe.version": VERSION})
+    def arrow_schema(self, digest: bool = False) -> pa.Schema:
+        """The schema with the contract's name and version in its metadata, as files carry it;
+        ``digest``: also the mark of a file whose SHA-256 is recorded beside it."""
+        metadata = {"knowprobe.contract": self.name, "knowprobe.version": VERSION}
+        return self.schema.with_metadata({**metadata, **DIGESTED} if digest else metadata)
+
+
+# a table's metadata entry saying that its SHA-256 lies beside it (knowprobe.io.record_digest)
+DIGESTED = {"knowprobe.digest": "sha256"}
 
 
 def column(name: str, type_: pa.DataType, doc: str) -> pa.Field:
@@ -455,20 +473,27 @@ def repeated(table: pa.Table, contract: Contract, path) -> None:
 def write(frame: pd.DataFrame | pa.Table, path: str | os.PathLike, contract: Contract) -> None:
     table = to_table(frame, contract)
     repeated(table, contract, path)
-    with atomic_path(path) as tmp:
-        pq.write_table(table, tmp, compression="zstd")
+    with atomic_path(path, digest=True) as tmp:
+        pq.write_table(
+            table.replace_schema_metadata(contract.arrow_schema(digest=True).metadata), tmp, compression="zstd"
+        )
 
 
 def check(path: str | os.PathLike, contract: Contract) -> pa.Schema:
-    """The file's schema, after checking that it is a table of this contract and version."""
+    """The file's schema, after checking that it is a table of this contract and version, and
+    that its bytes are those recorded as it was written (where its metadata says a digest was)."""
     path = Path(path)
     if not path.is_file():
         raise KnowprobeError(f"{path}: file not found")
     try:
         schema = pq.read_schema(path)
     except (pa.ArrowInvalid, OSError) as error:
+        if digest_path(path).is_file():
+            verify_digest(path)  # a damaged footer: say so, as for damage anywhere else
         raise KnowprobeError(f"{path}: not a Parquet file ({error})") from None
     metadata = schema.metadata or {}
+    if metadata.get(b"knowprobe.digest") == b"sha256":
+        verify_digest(path)
     name = metadata.get(b"knowprobe.contract", b"").decode()
     version = metadata.get(b"knowprobe.version", b"").decode()
     if name != contract.name or version != VERSION:
@@ -496,8 +521,8 @@ def read(path: str | os.PathLike, contract: Contract, columns: list[str] | None 
 def concat(parts: list[str | Path], out: str | Path, contract: Contract) -> int:
     """Concatenate part files batch by batch (bounded memory); the number of rows."""
     rows = 0
-    with atomic_path(out) as tmp:
-        with pq.ParquetWriter(tmp, contract.arrow_schema(), compression="zstd") as writer:
+    with atomic_path(out, digest=True) as tmp:
+        with pq.ParquetWriter(tmp, contract.arrow_schema(digest=True), compression="zstd") as writer:
             for part in parts:
                 check(part, contract)
                 for batch in pq.ParquetFile(part).iter_batches(batch_size=PARQUET_ROW_GROUP):
@@ -517,7 +542,7 @@ class PartWriter:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.tmp = self.path.with_name(f".{self.path.name}.part")
-        self.schema, self.count = contract.arrow_schema(), 0
+        self.schema, self.count = contract.arrow_schema(digest=True), 0
         self.rows = {name: [] for name in self.schema.names}
         use_dictionary = list(dictionary) if dictionary is not None else True
         with self.naming_the_file():
@@ -566,6 +591,7 @@ class PartWriter:
                 self.writer.close()
             if ok:
                 os.replace(self.tmp, self.path)
+                record_digest(self.path)
         except BaseException:
             with contextlib.suppress(Exception):
                 self.writer.close()

@@ -1,7 +1,10 @@
-"""Shared input/output: user-facing errors, atomic writes, JSON-lines reading, rule logging.
+"""Shared input/output: user-facing errors, atomic writes, digests, JSON-lines reading, rule logging.
 
 Every output is written to a temporary file beside its destination and renamed into
 place, so a killed job never leaves a half-written file under the name a later rule reads.
+A file passed between rules can also carry its SHA-256 beside it (``PATH.sha256``, in
+``sha256sum``'s format), recorded as it is written and verified as it is read, so that a file
+damaged in between (on disk, in a copy) stops the reader with one line naming it.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import glob
+import hashlib
 import json
 import logging
 import os
@@ -38,12 +42,13 @@ def file_mode() -> int:
 
 
 @contextlib.contextmanager
-def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+def atomic_path(path: str | os.PathLike, digest: bool = False) -> Iterator[Path]:
     """Yield a temporary path in the destination's directory; rename it to ``path`` on success.
 
     Temporary files that a killed job left beside ``path`` are removed first, and the file gets
     the mode a normal write would give it (``mkstemp`` creates it readable by its owner only, so
-    a group sharing the results could not read them)."""
+    a group sharing the results could not read them). With ``digest``, the file's SHA-256 is
+    recorded beside it (``record_digest``) once it is in place."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     for stale in path.parent.glob(f".{glob.escape(path.name)}.*.part"):
@@ -56,7 +61,10 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
             yield tmp
             if tmp.exists():
                 os.chmod(tmp, file_mode())
+            found = file_sha256(tmp) if digest else None
             os.replace(tmp, path)
+        if found is not None:
+            record_digest(path, found)
     finally:
         if tmp.exists():
             tmp.unlink()
@@ -74,6 +82,65 @@ def writing(path: str | os.PathLike, *also: str | os.PathLike) -> Iterator[None]
         if is_disk_full(error) and (named is None or str(named) in {str(name) for name in also}):
             raise disk_full_error(error, path) from error
         raise
+
+
+DIGEST_SUFFIX = ".sha256"
+# the digests this process verified: (path, size, modification time) -> SHA-256, so that a file
+# read several times by one job is hashed once
+_verified: dict[tuple[str, int, int], str] = {}
+
+
+def digest_path(path: str | os.PathLike) -> Path:
+    """Where a file's recorded SHA-256 lies: ``PATH.sha256`` beside it."""
+    return Path(f"{path}{DIGEST_SUFFIX}")
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    """The SHA-256 of a file's bytes (hex), read in blocks of 4 MiB."""
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 22), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def record_digest(path: str | os.PathLike, sha256: str | None = None) -> None:
+    """Record a file's SHA-256 beside it (``PATH.sha256``, one line ``HEX  NAME`` as ``sha256sum``
+    writes it, so ``sha256sum -c`` checks it too), written atomically."""
+    path = Path(path)
+    sha256 = sha256 or file_sha256(path)
+    with atomic_path(digest_path(path)) as tmp:
+        tmp.write_text(f"{sha256}  {path.name}\n", encoding="utf-8")
+
+
+def verify_digest(path: str | os.PathLike) -> None:
+    """Check a file against the SHA-256 recorded beside it as it was written: a file without a
+    record, or whose bytes changed since (damaged on disk or in a copy, truncated), is one
+    KnowprobeError naming it."""
+    path = Path(path)
+    record = digest_path(path)
+    try:
+        stat = path.stat()
+        text = record.read_text(encoding="utf-8")
+    except FileNotFoundError as error:
+        missing = "file not found" if error.filename == str(path) else f"no digest recorded beside it ({record.name})"
+        raise KnowprobeError(f"{path}: {missing}; delete it to have it made anew") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise KnowprobeError(f"{record}: cannot read the recorded digest ({error})") from None
+    fields = text.split()
+    recorded = fields[0].lower() if fields else ""
+    if len(recorded) != 64 or any(c not in "0123456789abcdef" for c in recorded):
+        raise KnowprobeError(f"{record}: not a SHA-256 record of {path.name}; delete both to have them made anew")
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    if _verified.get(key) == recorded:
+        return
+    found = file_sha256(path)
+    if found != recorded:
+        raise KnowprobeError(
+            f"{path}: changed since its rule wrote it (damaged on disk or in a copy): SHA-256 {found}, "
+            f"recorded {recorded} in {record.name}; delete it to have it made anew"
+        )
+    _verified[key] = recorded
 
 
 def write_text(text: str, path: str | os.PathLike) -> None:

@@ -511,8 +511,8 @@ def gather(
 
     def write(parts, out, contract, id_column, key_columns, kind):
         rows = 0
-        with atomic_path(out) as tmp:
-            with pq.ParquetWriter(tmp, contract.arrow_schema(), compression="zstd") as writer:
+        with atomic_path(out, digest=True) as tmp:
+            with pq.ParquetWriter(tmp, contract.arrow_schema(digest=True), compression="zstd") as writer:
                 for part in parts:
                     for batch in pq.ParquetFile(part).iter_batches():
                         if len(repeated):

@@ -14,6 +14,7 @@ those of the T-REx relation it maps to (``lpaqa.google_re_relations``: place_of_
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Iterator
 
@@ -44,34 +45,48 @@ def prompts_for(prompts: pd.DataFrame, relation_map: dict[str, str]) -> pd.DataF
 
 
 def write_hidden(hidden, path, rows: int) -> None:
-    """The final hidden states of a probe table's rows, in the model's dtype (safetensors)."""
+    """The final hidden states of a probe table's rows, in the model's dtype (safetensors), with
+    their SHA-256 recorded beside them (``PATH.sha256``; ``knowprobe.io.record_digest``)."""
     from safetensors.torch import save_file
 
     from ..contracts import VERSION
     from ..io import atomic_path
 
     metadata = {"knowprobe.contract": HIDDEN_CONTRACT, "knowprobe.version": VERSION, "rows": str(rows)}
-    with atomic_path(path) as tmp:
+    with atomic_path(path, digest=True) as tmp:
         save_file({"hidden": hidden.contiguous()}, str(tmp), metadata=metadata)
 
 
-def read_hidden(path, rows: int):
-    """The hidden states written by ``write_hidden``, checked against the rows of their table."""
+@contextlib.contextmanager
+def open_hidden(path, rows: int | None = None):
+    """A probe's hidden-state file, open (safetensors' ``safe_open``) once its bytes are checked
+    against the digest recorded as it was written and its metadata against ``write_hidden``'s
+    (with ``rows``, the row count of its table). Every fault is one KnowprobeError naming it."""
     from safetensors import safe_open
 
     from ..contracts import VERSION
+    from ..io import verify_digest
 
-    try:
-        with safe_open(str(path), framework="pt") as handle:
+    verify_digest(path)
+    with contextlib.ExitStack() as stack:
+        try:
+            handle = stack.enter_context(safe_open(str(path), framework="pt"))
             metadata = handle.metadata() or {}
-            hidden = handle.get_tensor("hidden")
-    except Exception as error:  # safetensors raises several types; all mean "not such a file"
-        raise KnowprobeError(f"{path}: not a probe's hidden states ({type(error).__name__}: {error})") from None
-    if metadata.get("knowprobe.contract") != HIDDEN_CONTRACT or metadata.get("knowprobe.version") != VERSION:
-        raise KnowprobeError(f"{path}: expected {HIDDEN_CONTRACT} version {VERSION}, found {metadata}")
-    if hidden.shape[0] != rows:
-        raise KnowprobeError(f"{path}: {hidden.shape[0]} hidden states for a table of {rows} rows")
-    return hidden
+            shape = handle.get_slice("hidden").get_shape()
+        except Exception as error:  # safetensors raises several types; all mean "not such a file"
+            raise KnowprobeError(f"{path}: not a probe's hidden states ({type(error).__name__}: {error})") from None
+        if metadata.get("knowprobe.contract") != HIDDEN_CONTRACT or metadata.get("knowprobe.version") != VERSION:
+            raise KnowprobeError(f"{path}: expected {HIDDEN_CONTRACT} version {VERSION}, found {metadata}")
+        if rows is not None and shape[0] != rows:
+            raise KnowprobeError(f"{path}: {shape[0]} hidden states for a table of {rows} rows")
+        yield handle
+
+
+def read_hidden(path, rows: int):
+    """The hidden states written by ``write_hidden``, checked (``open_hidden``) against the rows of
+    their table."""
+    with open_hidden(path, rows) as handle:
+        return handle.get_tensor("hidden")
 
 
 def pair_facts_with_prompts(facts: pd.DataFrame, prompts: pd.DataFrame) -> pd.DataFrame:
@@ -179,16 +194,16 @@ def known_inputs(tables_and_hidden: list[tuple], needed: set[str], mask: str):
     """The inputs among ``needed`` that earlier probe tables hold, with their hidden states: read
     from ``(table path, hidden path)`` pairs, only the rows of those inputs (a prompt's rows lie
     together in a table, so they are read as a few runs of rows). None where there are none."""
-    from safetensors import safe_open
+    from ..contracts import read
 
     remaining, texts, states = set(needed), [], []
     for table_path, hidden_path in tables_and_hidden:
-        table = pd.read_parquet(table_path, columns=["template", "sub_label"])
+        table = read(table_path, PROBE, columns=["template", "sub_label"])
         filled = [fill_template(t, s, mask) for t, s in zip(table["template"], table["sub_label"])]
         wanted = np.flatnonzero([text in remaining for text in filled])
         if not len(wanted):
             continue
-        with safe_open(str(hidden_path), framework="pt") as handle:
+        with open_hidden(hidden_path, len(table)) as handle:
             sliced = handle.get_slice("hidden")
             for run in np.split(wanted, np.flatnonzero(np.diff(wanted) != 1) + 1):
                 block = sliced[int(run[0]) : int(run[-1]) + 1]

@@ -36,7 +36,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..contracts import REDIRECTS, SENTENCES, PartWriter, close_all
+from ..contracts import REDIRECTS, SENTENCES, PartWriter, check, close_all
 from ..io import PARQUET_ROW_GROUP, KnowprobeError, progress, write_csv
 
 log = logging.getLogger(__name__)
@@ -723,6 +723,8 @@ def resolved_redirects(parts: list[str | Path]) -> pa.Table:
     """The redirects of every extraction part in one table, each with the title its chain of
     redirects ends at (``final``, as ``resolve`` follows it): what distant supervision looks
     link targets up in. Where a title is a redirect twice, the last one counts."""
+    for path in parts:
+        check(path, REDIRECTS)  # contract and digest
     tables = [pq.read_table(path, columns=["title", "target"]) for path in parts]
     empty = pa.table({"title": pa.array([], pa.string()), "target": pa.array([], pa.string())})
     return resolved_redirects_of(pa.concat_tables(tables) if tables else empty)

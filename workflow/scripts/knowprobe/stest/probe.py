@@ -4,14 +4,20 @@ fine and of the coarse object (``p_r`` compares them, :mod:`knowprobe.stest.metr
 - Masked LMs (mode ``mask``): the log-probability of each object's token at the scored mask.
 - Causal LMs, mode ``next_token``: the log-probability of each object's token after the text
   before the slot, which is all a left-to-right model reads, so that CP scores equal VP's, as
-  the paper notes. Mode ``sentence`` (beyond the paper): log P(rest of the sentence | text
-  before the slot) with each object in the slot, the cascade's clause holding the other object,
-  so that the clause, too, is read.
+  the paper notes. A masked subject (naturalness) is the model's unknown token, the text around
+  it tokenized as the authors' GPT-2 connector does (``subject_spacing``,
+  :mod:`knowprobe.stest.prompts`). Mode ``sentence`` (beyond the paper): log P(rest of the
+  sentence | text before the slot) with each object in the slot, the cascade's clause holding
+  the other object, so that the clause, too, is read.
 - Relatedness (mode ``embedding``): the cosine similarity of the mean-pooled final-layer
   embeddings of the subject and of each object, each encoded alone (Yu & Ettinger, 2020).
 
 An object that is not a single-token candidate of the model, or a label the model cannot embed,
-gets no score (NaN); the metric counts such triples apart (``left_out``).
+gets no score (NaN); the metric counts such triples apart (``left_out``). So does a triple the
+model cannot be asked about at all (``unusable_triples``: a label holding a slot marker or one of
+the model's special tokens, or a vanilla or cascade query of its own longer than the model takes):
+its queries get no score, it is counted by reason in the job's log, and it is shown in no other
+triple's few-shot prompt, so that one bad triple stays one.
 """
 
 from __future__ import annotations
@@ -21,7 +27,9 @@ import logging
 import numpy as np
 import pandas as pd
 
+from ..prompts import OBJECT, SUBJECT
 from ..scoring import CausalLM, MaskedLM
+from . import prompts
 from .prompts import causal_continuation, causal_prefix, masked_form
 
 log = logging.getLogger(__name__)
@@ -47,15 +55,117 @@ def token_ids(labels: pd.Series, candidates: pd.DataFrame) -> np.ndarray:
     return np.array([ids.get(label, -1) for label in labels], dtype=np.int64)
 
 
-def object_scores(scorer, queries: pd.DataFrame, triples: pd.DataFrame, fine_ids, coarse_ids) -> list[pd.DataFrame]:
-    """The queries' scores of both objects, one frame per scoring mode of the model's kind."""
+UNUSABLE_REASONS = {
+    "placeholder": "a label holds [X] or [Y], which the prompts use as slots",
+    "special_token": "a label holds a special token of the model (its mask token, ...), read as that token",
+    "too_long": "a vanilla or cascade query of the triple's own is longer than the model takes",
+}
+
+
+def subject_token(scorer) -> str:
+    """The token a causal model reads for a masked subject (LAMA's GPT-2 connector's unknown id)."""
+    return scorer.tokenizer.unk_token or scorer.tokenizer.eos_token
+
+
+def model_texts(scorer, queries: pd.DataFrame, triples: pd.DataFrame, subject_spacing: str = "authors") -> list[tuple]:
+    """The texts the model reads for each query, which must fit it: a masked model's query with
+    its masks; a causal model's prefix with the rest of the sentence, each object in the slot in
+    turn (the sentence mode's texts, the longest a causal model reads)."""
+    if isinstance(scorer, MaskedLM):
+        return [(masked_form(q, scorer.tokenizer.mask_token)[0],) for q in queries["query"]]
+    unknown = subject_token(scorer)
+    labels = triples[["fine_label", "coarse_label"]].to_numpy()[queries["row"].to_numpy()]
+    texts = []
+    for query, (a, b) in zip(queries["query"], labels):
+        prefix = causal_prefix(query, unknown, subject_spacing)
+        texts.append(
+            tuple(f"{prefix} {causal_continuation(query, x, y, unknown, subject_spacing)}" for x, y in ((a, b), (b, a)))
+        )
+    return texts
+
+
+def label_problems(scorer, triples: pd.DataFrame) -> np.ndarray:
+    """Per triple, ``placeholder`` or ``special_token`` where a label holds a slot marker or one of
+    the model's special tokens, else ""."""
+    reasons = np.full(len(triples), "", dtype=object)
+    specials = [token for token in scorer.tokenizer.all_special_tokens if token]
+    for reason, markers in (("special_token", specials), ("placeholder", [SUBJECT, OBJECT])):
+        hit = np.zeros(len(triples), dtype=bool)
+        for column in ("sub_label", "fine_label", "coarse_label"):
+            hit |= np.array([any(marker in text for marker in markers) for text in triples[column]], dtype=bool)
+        reasons[hit] = reason
+    return reasons
+
+
+def unusable_triples(scorer, triples: pd.DataFrame, relations: dict, subject_spacing: str = "authors") -> np.ndarray:
+    """Per triple, why this model cannot be asked about it (a key of ``UNUSABLE_REASONS``), or ""
+    where it can; logged, counted by reason. Such a triple is left out of p_r and of the few-shot
+    demonstrations (``model_queries``)."""
+    triples = triples.reset_index(drop=True)
+    reasons = label_problems(scorer, triples)
+    if (reasons == "").any():
+        own = prompts.queries(triples, relations, k=1, seed=0)
+        own = own[(own["method"] != "FP") & (reasons[own["row"].to_numpy()] == "")].reset_index(drop=True)
+        texts = model_texts(scorer, own, triples, subject_spacing)
+        width = len(texts[0]) if texts else 1
+        long = scorer.too_long([text for pair in texts for text in pair]).reshape(len(texts), width).any(axis=1)
+        reasons[np.unique(own["row"].to_numpy()[long])] = "too_long"
+    unusable = np.flatnonzero(reasons != "")
+    if len(unusable):
+        counts = pd.Series(reasons[unusable]).value_counts().sort_index()
+        first = triples.iloc[unusable[0]]
+        log.warning(
+            "%d triples this model cannot be asked about, left out of p_r and of every few-shot prompt (%s); "
+            "e.g. %s %s (%s: %r)",
+            len(unusable),
+            ", ".join(f"{reason} {n}" for reason, n in counts.items()),
+            first["relation"],
+            first["sub_uri"],
+            reasons[unusable[0]],
+            str(first["sub_label"])[:80],
+        )
+    return reasons
+
+
+def model_queries(
+    scorer, triples: pd.DataFrame, relations: dict, few_shot: dict, subject_spacing: str = "authors"
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """The queries this model is asked, their demonstrations drawn among the triples it can be
+    asked about (``few_shot``: k, seed, draw), and each triple's reason to be left out ("" none)."""
+    unusable = unusable_triples(scorer, triples, relations, subject_spacing)
+    queries = prompts.queries(
+        triples, relations, few_shot["k"], few_shot["seed"], few_shot.get("draw", "numpy"), usable=unusable == ""
+    )
+    return queries, unusable
+
+
+def object_scores(
+    scorer,
+    queries: pd.DataFrame,
+    triples: pd.DataFrame,
+    fine_ids,
+    coarse_ids,
+    subject_spacing: str = "authors",
+    unusable: np.ndarray | None = None,
+) -> list[pd.DataFrame]:
+    """The queries' scores of both objects, one frame per scoring mode of the model's kind; the
+    queries of ``unusable`` triples (a reason, "" for none) get none."""
     rows = queries["row"].to_numpy()
     fine, coarse = fine_ids[rows], coarse_ids[rows]
     usable = (fine >= 0) & (coarse >= 0)
+    if unusable is not None:
+        usable &= np.asarray(unusable)[rows] == ""
+    # a demonstration holding a special token (queries drawn without model_queries' care)
+    specials = [token for token in scorer.tokenizer.all_special_tokens if token]
+    shown = usable & np.array([any(token in query for token in specials) for query in queries["query"]], dtype=bool)
+    if shown.any():
+        log.warning("%d queries show a label holding a special token of this model: no score", int(shown.sum()))
+        usable &= ~shown
     base = queries.assign(fine_in_vocab=fine >= 0, coarse_in_vocab=coarse >= 0)
+    texts = model_texts(scorer, queries, triples, subject_spacing)
+    usable &= ~left_out_if_too_long(scorer, texts, queries, usable)
     if isinstance(scorer, MaskedLM):
         forms = [masked_form(q, scorer.tokenizer.mask_token) for q in queries["query"]]
-        usable &= ~left_out_if_too_long(scorer, [(text,) for text, _, _ in forms], queries, usable)
         out = np.full((len(queries), 2), np.nan)
         # queries differ in how many masks they hold and which is scored: one call per shape
         shapes = pd.Series([(masks, slot) for _, masks, slot in forms])
@@ -72,17 +182,17 @@ def object_scores(scorer, queries: pd.DataFrame, triples: pd.DataFrame, fine_ids
                 out[index] = scores.target_logprobs
         return [base.assign(mode="mask", fine_score=out[:, 0], coarse_score=out[:, 1])]
     assert isinstance(scorer, CausalLM)
-    unknown = scorer.tokenizer.unk_token or scorer.tokenizer.eos_token
-    prefixes = [causal_prefix(q, unknown) for q in queries["query"]]
-    # the sentence mode's continuations, each object in the slot in turn: the longest texts a
-    # causal model reads (the prefix and the rest of the sentence), so they are what must fit
+    unknown = subject_token(scorer)
+    prefixes = [causal_prefix(q, unknown, subject_spacing) for q in queries["query"]]
+    # the sentence mode's continuations, each object in the slot in turn
     labels_of_rows = triples[["fine_label", "coarse_label"]].to_numpy()[rows]
     continuations = [
-        (causal_continuation(q, a, b, unknown), causal_continuation(q, b, a, unknown))
+        (
+            causal_continuation(q, a, b, unknown, subject_spacing),
+            causal_continuation(q, b, a, unknown, subject_spacing),
+        )
         for q, (a, b) in zip(queries["query"], labels_of_rows)
     ]
-    sentences = [tuple(f"{prefix} {rest}" for rest in pair) for prefix, pair in zip(prefixes, continuations)]
-    usable &= ~left_out_if_too_long(scorer, sentences, queries, usable)
     index = np.flatnonzero(usable)
     next_token = np.full((len(queries), 2), np.nan)
     if len(index):
@@ -164,19 +274,32 @@ def relatedness(scorer, triples: pd.DataFrame, fine_ids, coarse_ids) -> pd.DataF
         log.warning(
             "relatedness: %d labels this model cannot embed (e.g. %r: %s); %d triples left out of it",
             len(unembeddable),
-            example,
-            reason,
+            example[:80],
+            reason[:160],
             int(hit.sum()),
         )
     return out
 
 
-def score(scorer, model: str, triples: pd.DataFrame, queries: pd.DataFrame, candidates: pd.DataFrame) -> pd.DataFrame:
-    """Every score of one model: the queries' (each mode of its kind) and relatedness."""
+def score(
+    scorer,
+    model: str,
+    triples: pd.DataFrame,
+    queries: pd.DataFrame,
+    candidates: pd.DataFrame,
+    subject_spacing: str = "authors",
+    unusable: np.ndarray | None = None,
+) -> pd.DataFrame:
+    """Every score of one model: the queries' (each mode of its kind) and relatedness; a causal
+    model reads a masked subject as ``subject_spacing`` says (:mod:`knowprobe.stest.prompts`).
+    The queries of triples the model cannot be asked about (``unusable``, as ``model_queries``
+    gives it; by default those whose labels it cannot read) get no score."""
     triples = triples.reset_index(drop=True)
+    if unusable is None:
+        unusable = label_problems(scorer, triples)
     fine_ids = token_ids(triples["fine_label"], candidates)
     coarse_ids = token_ids(triples["coarse_label"], candidates)
-    frames = object_scores(scorer, queries, triples, fine_ids, coarse_ids)
+    frames = object_scores(scorer, queries, triples, fine_ids, coarse_ids, subject_spacing, unusable)
     frames.append(relatedness(scorer, triples, fine_ids, coarse_ids))
     scores = pd.concat(frames, ignore_index=True)
     rows = scores["row"].to_numpy()

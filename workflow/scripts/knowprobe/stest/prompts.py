@@ -14,6 +14,14 @@ Masked LMs put their mask token in every slot; causal LMs read the text before t
   located in [Y]."
 - Naturalness: the same with the subject masked, "[X] was born in [Y]." read as
   "[MASK] was born in [MASK]."
+
+A causal LM reads a masked subject as its unknown token. ``subject_spacing`` says how the text
+around it is tokenized: ``authors`` (the default), as the authors' GPT-2 connector does (their
+LAMA fork's ``lama/modules/gpt2_connector.py``): the text is split at each mask, each piece
+stripped of its surrounding blanks and tokenized alone, so the word after the subject is "was",
+not " was", and a few-shot context ends at "Victoria," with no space token before the subject;
+``spaced``, the text as written, tokenized whole (" was", and in few-shot prompts a space token
+of its own before the unknown token).
 """
 
 from __future__ import annotations
@@ -47,10 +55,17 @@ DRAWS = ("numpy", "authors")
 
 
 def demonstrations(
-    relations: pd.Series, k: int, seed: int, draw: str = "numpy", facts: pd.Series | None = None
+    relations: pd.Series,
+    k: int,
+    seed: int,
+    draw: str = "numpy",
+    facts: pd.Series | None = None,
+    usable: np.ndarray | None = None,
 ) -> list[np.ndarray]:
     """For each row, ``k`` other rows of the same relation (positions into ``relations``), drawn
-    with the seed; never the row itself (nor, with ``authors``, a row of the same fact). A
+    with the seed; never the row itself (nor, with ``authors``, a row of the same fact), nor a row
+    that is not ``usable`` (a triple the model cannot be asked about, which would otherwise stop
+    or leave out the queries it is shown in; it is drawn from as if it were not there). A
     relation with k or fewer others gives all the others.
 
     ``numpy``: a NumPy generator per relation. ``authors``: as the authors' code draws (their
@@ -62,8 +77,9 @@ def demonstrations(
         raise ValueError(f"draw {draw!r}: one of {DRAWS}")
     out: list[np.ndarray] = [np.empty(0, dtype=np.int64)] * len(relations)
     values = relations.to_numpy()
+    usable = np.ones(len(values), dtype=bool) if usable is None else np.asarray(usable, dtype=bool)
     for number, relation in enumerate(sorted(set(values))):
-        rows = np.flatnonzero(values == relation)
+        rows = np.flatnonzero((values == relation) & usable)
         if draw == "authors":
             keys = facts.to_numpy()[rows] if facts is not None else rows
             first = {}
@@ -94,12 +110,15 @@ def authors_draws(n: int, k: int, seed: int) -> list[list[int]]:
     return out
 
 
-def queries(triples: pd.DataFrame, relations: dict, k: int, seed: int, draw: str = "numpy") -> pd.DataFrame:
+def queries(
+    triples: pd.DataFrame, relations: dict, k: int, seed: int, draw: str = "numpy", usable: np.ndarray | None = None
+) -> pd.DataFrame:
     """Every (triple, measure, method) query: ``row`` (position in ``triples``), ``measure``,
-    ``method``, ``query``; the few-shot demonstrations drawn as ``draw`` says."""
+    ``method``, ``query``; the few-shot demonstrations drawn as ``draw`` says, among the
+    ``usable`` triples only (all by default)."""
     triples = triples.reset_index(drop=True)
     facts = triples["sub_label"] + "\t" + triples["fine_label"]
-    shots = demonstrations(triples["relation"], k, seed, draw, facts)
+    shots = demonstrations(triples["relation"], k, seed, draw, facts, usable)
     rows = []
     for row, triple in enumerate(triples.itertuples(index=False)):
         spec = relations[triple.relation]
@@ -128,14 +147,29 @@ def masked_form(query: str, mask: str) -> tuple[str, int, int]:
     return query.replace(SUBJECT, mask).replace(OBJECT, mask), masks, slot
 
 
-def causal_prefix(query: str, subject_token: str) -> str:
+SUBJECT_SPACINGS = ("authors", "spaced")
+
+
+def with_subject(text: str, subject_token: str, spacing: str = "authors") -> str:
+    """``text`` with each masked subject ``[X]`` given as ``subject_token`` (a special token, which
+    the tokenizer never merges with its neighbours). ``authors``: the pieces between the masks
+    stripped and joined to the token without blanks, so that each piece is tokenized as it would
+    be alone ("[X] was born in" -> "<|endoftext|>was born in"); ``spaced``: the text as written."""
+    if spacing not in SUBJECT_SPACINGS:
+        raise ValueError(f"subject spacing {spacing!r}: one of {SUBJECT_SPACINGS}")
+    if spacing == "spaced":
+        return text.replace(SUBJECT, subject_token)
+    return subject_token.join(piece.strip() for piece in text.split(SUBJECT))
+
+
+def causal_prefix(query: str, subject_token: str, spacing: str = "authors") -> str:
     """What a causal LM reads before the scored slot (a masked subject is the model's unknown
-    token, as LAMA's GPT-2 connector masks)."""
-    return query[: query.index(OBJECT)].rstrip().replace(SUBJECT, subject_token)
+    token, as LAMA's GPT-2 connector masks; ``spacing``, see the module's docstring)."""
+    return with_subject(query[: query.index(OBJECT)].rstrip(), subject_token, spacing)
 
 
-def causal_continuation(query: str, first: str, second: str, subject_token: str) -> str:
+def causal_continuation(query: str, first: str, second: str, subject_token: str, spacing: str = "authors") -> str:
     """The rest of the sentence from the scored slot on, with ``first`` in it and ``second`` in
     the cascade's slot: the sentence mode compares whole sentences, clause included."""
-    rest = query[query.index(OBJECT) :].replace(SUBJECT, subject_token)
+    rest = with_subject(query[query.index(OBJECT) :], subject_token, spacing)
     return rest.replace(OBJECT, first, 1).replace(OBJECT, second, 1)
