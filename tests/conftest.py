@@ -244,6 +244,7 @@ PROJECT_FILES = [
     "profiles",
     "envs",
     "resources/demo",
+    "resources/examples",
     "resources/papers",
     "resources/full_run_cost.yaml",
 ]

@@ -114,10 +114,62 @@ def data_boxes(ax) -> list:
     return boxes
 
 
+def markers(ax) -> list[tuple[float, float, float]]:
+    """Each marker the axes draw (points of lines drawn with a marker, scatter points), as its
+    centre and its width in display pixels."""
+    dpi_scale = ax.figure.dpi / 72  # marker sizes are in points
+    found = []
+    for line in ax.get_lines():
+        if line.get_marker() in (None, "None", "none", "", " ") or not line.get_visible():
+            continue
+        points = ax.transData.transform(np.column_stack(line.get_data()).astype(float))
+        width = line.get_markersize() * dpi_scale
+        found += [(x, y, width) for x, y in points if np.isfinite([x, y]).all()]
+    for collection in ax.collections:
+        offsets = np.asarray(collection.get_offsets(), dtype=float)
+        sizes = getattr(collection, "get_sizes", lambda: [])()
+        if not len(offsets) or not len(sizes):
+            continue
+        points = collection.get_offset_transform().transform(offsets)
+        widths = np.sqrt(np.resize(np.asarray(sizes, float), len(points))) * dpi_scale  # sizes: points squared
+        found += [(x, y, w) for (x, y), w in zip(points, widths) if np.isfinite([x, y]).all()]
+    return found
+
+
+def hidden_markers(ax) -> list[tuple[float, float]]:
+    """Markers drawn over one another: pairs whose centres lie closer than half the wider one's
+    width, so that the one drawn last hides the other; each as the data point of the hidden one."""
+    points = markers(ax)
+    hidden = []
+    for (x0, y0, w0), (x1, y1, w1) in itertools.combinations(points, 2):
+        if np.hypot(x1 - x0, y1 - y0) < max(w0, w1) / 2:
+            hidden.append(tuple(ax.transData.inverted().transform((x0, y0))))
+    return hidden
+
+
+def dodge(ax, points: Sequence[tuple[float, float]], width: float) -> list[float]:
+    """The x of each data point, moved sideways where needed so that no two markers of ``width``
+    points lie over one another: a point that would sit on one placed before it moves right, then
+    left, by one marker's width at a time (in display space, so on any scale). The axes' limits
+    and layout must be final (set them, and lay the figure out, first)."""
+    step = width * ax.figure.dpi / 72 * 1.05
+    display = ax.transData.transform(np.asarray(points, dtype=float).reshape(-1, 2))
+    placed: list[tuple[float, float]] = []
+    out = []
+    for x, y in display:
+        for shift in itertools.chain([0], *(((k * step), (-k * step)) for k in itertools.count(1))):
+            if all(np.hypot(x + shift - px, y - py) >= step for px, py in placed):
+                break
+        placed.append((x + shift, y))
+        out.append(float(ax.transData.inverted().transform((x + shift, y))[0]))
+    return out
+
+
 def defects(fig) -> list[str]:
     """What a reader would see as broken once the figure is drawn: a text that leaves the canvas,
     two texts that overlap (tick labels run together, a title over its neighbour's), a legend over
-    plotted data. Each as one line naming the texts."""
+    plotted data, markers drawn over one another (a point hidden). Each as one line naming the
+    texts, or the count of hidden markers and the first one's place."""
     renderer = fig.canvas.get_renderer()
     fig.draw(renderer)
     canvas = Bbox.from_bounds(0, 0, *fig.canvas.get_width_height())
@@ -137,7 +189,20 @@ def defects(fig) -> list[str]:
         frame = legend.get_window_extent(renderer)
         if any(frame.overlaps(box) for box in data_boxes(ax)):
             found.append(f"the legend of {ax.get_title()!r} covers plotted data")
+    for ax in fig.axes:
+        hidden = hidden_markers(ax)
+        if hidden:
+            x, y = hidden[0]
+            count = f"{len(hidden)} markers drawn over others" if len(hidden) > 1 else "1 marker drawn over another"
+            found.append(f"{count} in {ax.get_title()!r} (the first at x={x:g}, y={y:g})")
     return found
+
+
+def lay_out(fig) -> None:
+    """The figure's layout as :func:`save` makes it, for drawing what depends on display space
+    (:func:`dodge`) before saving."""
+    with plt.rc_context(STYLE):
+        fig.tight_layout()
 
 
 def save(fig, png: str | os.PathLike, svg: str | os.PathLike) -> None:
