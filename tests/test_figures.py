@@ -78,14 +78,20 @@ def test_markers_drawn_over_one_another_are_counted():
     """Issue 39: COMPS's accuracy against parameters drew gpt2's two WUGS-DIST points on one
     another; the check counts hidden markers, not only texts."""
     fig, (ax,) = figures.new(width=4)
-    ax.plot([124, 355], [49.4, 60], marker="o", markersize=4)
-    ax.plot([125, 355], [49.4, 70], marker="s", markersize=4)  # 124M and 125M: one place on a log scale
+    ax.plot([124], [49.4], marker="o", markersize=4)  # one model of a family: a lone point
+    ax.plot([125], [49.4], marker="o", markersize=4)  # 124M and 125M: one place on a log scale
+    ax.plot([300, 355], [60, 70], marker="s", markersize=4)
     ax.set_xscale("log")
     found = figures.defects(fig)
     assert any(re.fullmatch(r"1 marker drawn over another in '' \(the first at x=124, y=49\.4\)", d) for d in found)
+    # apart, or under a hollow or translucent marker, or on a line that shows it: nothing hidden
     fig, (ax,) = figures.new(width=4)
-    ax.plot([124, 355], [49.4, 60], marker="o", markersize=4)
-    ax.plot([125, 355], [52, 70], marker="s", markersize=4)
+    ax.plot([124], [49.4], marker="o", markersize=4)
+    ax.plot([125], [52], marker="o", markersize=4)
+    ax.scatter([200], [30], marker="s", facecolors="none", edgecolors="gray", s=16)  # S-TEST's paper points
+    ax.scatter([200], [30], marker="^", alpha=0.8, s=16)
+    ax.plot([100, 300], [60, 70], marker="o", markersize=4)
+    ax.plot([100, 300], [60, 80], marker="o", markersize=4)  # two curves from one point
     ax.set_xscale("log")
     assert figures.defects(fig) == []
 

@@ -263,6 +263,12 @@ def test_report_shows_tables_in_place_figures_and_headline_numbers(demo):
     base = accuracy[(accuracy["model"] == "tiny-demo-bert") & (accuracy["subset"] == "base")]["accuracy"].iloc[0]
     assert f"tiny-demo-bert: COMPS-BASE {base:.1f}" in html
     assert "tiny-demo-bert: manual prompts" in html and "(vanilla prompts, average)" in html
+    # issue 39: each headline link opens its table (not its info panel), named by study and table
+    for study, page in [("lpaqa", "table2"), ("stest", "table2"), ("comps", "accuracy")]:
+        assert (
+            f"javascript:app.setView({{content:'html',contentPath:results['results/{study}/tables/{page}.html']" in html
+        )
+    assert ">LPAQA Table 2" in html and ">S-TEST Table 2" in html and "showResultInfo('results/" not in html
     # a table page's caption is its registered caption file, shown once: not among the job's parameters
     caption = (ROOT / "workflow/report/comps/accuracy.rst").read_text().split(":")[0]
     assert html.count(caption) == 1 and re.search(r'"caption": "[^"]*<p>' + re.escape(caption), html)
@@ -341,6 +347,11 @@ def test_the_report_in_a_real_browser(demo, tmp_path):
         "document.querySelector('nav').innerText",
         chromium,
     )
+    # the headline link opens the table itself, in the content frame
+    click = "Array.from(document.querySelectorAll('a')).find(a => a.textContent.startsWith('S-TEST Table 2')).click()"
+    frame = "document.querySelector('iframe') ? document.querySelector('iframe').src.slice(0, 60) : null"
+    opened = report_screenshots.measure(report, click, frame, chromium)
+    assert opened and opened.startswith("data:text/html"), opened
     numbers = [int(n) for n in re.findall(r"Table\W+(\d+):", listed)]
     assert numbers == list(range(1, 16)), listed
     for shot, image in zip(shots, images):

@@ -440,7 +440,13 @@ def report_headlines():
         if not (table and Path(table).is_file()):
             continue
         lines = importlib.import_module(module).headlines(pd.read_csv(table))
-        link = f"`{Path(page).stem} <javascript:app.showResultInfo('{quote(page, safe=SLASH)}')>`__"
+        # the link opens the table itself (as its entry's view button does), labelled with the
+        # study and the table's report label: "LPAQA Table 2", "S-TEST Table 2", not "table2" twice
+        label = REPORT_TABLES.get(os.path.splitext(table)[0], {}).get("label") or Path(page).stem
+        label = re.sub(r"\s+", " ", f"{STUDY_NAMES.get(study, study)} {label.replace(chr(0x2007), '')}")
+        path = quote(page, safe=SLASH)
+        view = f"app.setView({{content:'html',contentPath:results['{path}'].data_uri,resultPath:'{path}'}})"
+        link = f"`{label} <javascript:{view}>`__"
         blocks.append(
             f"- **{STUDY_NAMES.get(study, study)}** ({link}):\n\n" + "".join(f"  - {line}\n" for line in lines)
         )

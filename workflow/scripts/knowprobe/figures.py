@@ -114,36 +114,53 @@ def data_boxes(ax) -> list:
     return boxes
 
 
-def markers(ax) -> list[tuple[float, float, float]]:
-    """Each marker the axes draw (points of lines drawn with a marker, scatter points), as its
-    centre and its width in display pixels."""
+def markers(ax) -> list[tuple[float, float, float, int, bool, bool]]:
+    """Each marker the axes draw (points of lines drawn with a marker, scatter points): its centre
+    and width in display pixels, the index of its artist, whether a line of its artist passes
+    through it (a line of two points or more), and whether it covers what lies under it (filled
+    and opaque: a hollow or translucent marker lets the one under it show)."""
+    from matplotlib.colors import to_rgba_array
+
     dpi_scale = ax.figure.dpi / 72  # marker sizes are in points
     found = []
-    for line in ax.get_lines():
+    for index, line in enumerate(ax.get_lines()):
         if line.get_marker() in (None, "None", "none", "", " ") or not line.get_visible():
             continue
         points = ax.transData.transform(np.column_stack(line.get_data()).astype(float))
         width = line.get_markersize() * dpi_scale
-        found += [(x, y, width) for x, y in points if np.isfinite([x, y]).all()]
-    for collection in ax.collections:
+        lined = line.get_linestyle() not in ("None", "none", "", " ") and len(points) > 1
+        face = line.get_markerfacecolor()
+        opaque = (line.get_alpha() in (None, 1)) and not (isinstance(face, str) and face.lower() == "none")
+        found += [(x, y, width, index, lined, opaque) for x, y in points if np.isfinite([x, y]).all()]
+    for index, collection in enumerate(ax.collections, start=len(ax.get_lines())):
         offsets = np.asarray(collection.get_offsets(), dtype=float)
         sizes = getattr(collection, "get_sizes", lambda: [])()
         if not len(offsets) or not len(sizes):
             continue
         points = collection.get_offset_transform().transform(offsets)
         widths = np.sqrt(np.resize(np.asarray(sizes, float), len(points))) * dpi_scale  # sizes: points squared
-        found += [(x, y, w) for (x, y), w in zip(points, widths) if np.isfinite([x, y]).all()]
+        faces = to_rgba_array(collection.get_facecolors()) if len(collection.get_facecolors()) else np.zeros((1, 4))
+        opaque = collection.get_alpha() in (None, 1) and bool((faces[:, 3] == 1).all())
+        found += [(x, y, w, index, False, opaque) for (x, y), w in zip(points, widths) if np.isfinite([x, y]).all()]
     return found
 
 
 def hidden_markers(ax) -> list[tuple[float, float]]:
-    """Markers drawn over one another: pairs whose centres lie closer than half the wider one's
-    width, so that the one drawn last hides the other; each as the data point of the hidden one."""
+    """Markers of one series hidden by another's: a marker that no line of its own series passes
+    through, under a filled, opaque marker of another series whose width covers its centre (closer
+    than half the wider one's width). Each as the data point of the hidden one. A series' own
+    markers (a box plot's outliers at one value) and points on lines (the line shows them) are not
+    counted."""
     points = markers(ax)
     hidden = []
-    for (x0, y0, w0), (x1, y1, w1) in itertools.combinations(points, 2):
-        if np.hypot(x1 - x0, y1 - y0) < max(w0, w1) / 2:
-            hidden.append(tuple(ax.transData.inverted().transform((x0, y0))))
+    for a, b in itertools.combinations(points, 2):
+        (x0, y0, w0, artist0, lined0, opaque0), (x1, y1, w1, artist1, lined1, opaque1) = a, b
+        if artist0 == artist1 or np.hypot(x1 - x0, y1 - y0) >= max(w0, w1) / 2:
+            continue
+        for (x, y, lined), covering in [((x0, y0, lined0), opaque1), ((x1, y1, lined1), opaque0)]:
+            if covering and not lined:
+                hidden.append(tuple(ax.transData.inverted().transform((x, y))))
+                break
     return hidden
 
 
@@ -157,7 +174,8 @@ def dodge(ax, points: Sequence[tuple[float, float]], width: float) -> list[float
     placed: list[tuple[float, float]] = []
     out = []
     for x, y in display:
-        for shift in itertools.chain([0], *(((k * step), (-k * step)) for k in itertools.count(1))):
+        shifts = (sign * k * step for k in itertools.count() for sign in ((1,) if k == 0 else (1, -1)))
+        for shift in shifts:  # 0, +1, -1, +2, -2, ... markers' widths: ends, as the points are finite
             if all(np.hypot(x + shift - px, y - py) >= step for px, py in placed):
                 break
         placed.append((x + shift, y))
