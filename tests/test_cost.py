@@ -79,3 +79,4 @@ def test_a_run_counts_only_what_it_has_to_do():
     assert local == {"lama", "parsed", "parse"}
     run = cost.costs(rules, ["a"], {"a": ["bert"]}, local)
     assert round(run["total"].downloads_gb, 6) == 0.9 and run["total"].minutes == 50
+    assert cost.gb(0.01) == "0.01 GB" and cost.gb(0) == "0.0 GB" and cost.gb(None) == "not measured"

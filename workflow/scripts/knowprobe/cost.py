@@ -113,7 +113,11 @@ def writes(table: dict, items: list[str]) -> float | None:
 
 
 def gb(value: float | None) -> str:
-    return "not measured" if value is None else f"{value:,.0f} GB" if value >= 10 else f"{value:.1f} GB"
+    if value is None:
+        return "not measured"
+    if 0 < value < 0.1:  # a release of 10 MB is not "0.0 GB"
+        return f"{value:.2f} GB"
+    return f"{value:,.0f} GB" if value >= 10 else f"{value:.1f} GB"
 
 
 def hours(minutes: float) -> str:
