@@ -52,7 +52,12 @@ environment() {
     source "$VENV/bin/activate"
     python -m pip install --quiet --upgrade pip
     # PyTorch first, from the index of the chosen build: pyproject.toml asks for a range (torch>=2.2),
-    # which the build installed here meets, so installing the project pulls no other build
+    # which the build installed here meets, so installing the project pulls no other build. An index
+    # that cannot be reached is left out at once (pip would retry it for each package, minutes)
+    if [ -n "$TORCH_INDEX_URL" ] && ! python -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1].rstrip("/") + "/torch/", timeout=15)' "$TORCH_INDEX_URL" 2>/dev/null; then
+        say "$TORCH_INDEX_URL cannot be reached: $TORCH_SPEC from pip's own index instead"
+        TORCH_INDEX_URL=""
+    fi
     say "installing PyTorch ($TORCH_SPEC${TORCH_INDEX_URL:+, build from $TORCH_INDEX_URL})"
     python -m pip install --quiet ${TORCH_INDEX_URL:+--extra-index-url "$TORCH_INDEX_URL"} "$TORCH_SPEC"
     say "installing knowprobe${extras:+ with the extras $extras}"
