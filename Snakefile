@@ -78,11 +78,13 @@ rule all:
         with_pages([output for study in config["studies"] for output in STUDY_OUTPUTS[study]()]),
 
 
-# the resolved config of the run whose results are in results/ (results/STUDY/config.yaml for
-# each study with jobs in the run, common.smk), which a report is held to; written as a run starts
-# jobs (never by a dry run); then the downloads the run will make are held to the free space,
-# before any of them starts
+# before any job: the hub models the run downloads are held to the hub's reach (or its cache
+# with HF_HUB_OFFLINE); the resolved config of the run whose results are in results/
+# (results/STUDY/config.yaml for each study with jobs in the run, common.smk), which a report is
+# held to, is written (never by a dry run); then the downloads the run will make are held to the
+# free space, before any of them starts
 onstart:
+    check_hub_models()
     record_run_config(workflow.dag.jobs)
     check_download_space()
     check_model_kinds(
@@ -102,10 +104,10 @@ onsuccess:
     )
 
 
-# A dry run of a config that downloads models (config.yaml, not the demo) says what the full run
-# will cost: downloads, disk and time per study and in total (resources/full_run_cost.yaml)
-if is_plain_dry_run() and any("hub_id" in config["models"][name] for name in study_models()):
-    print_full_run_cost()
+# A dry run says what the run it plans will cost: downloads, disk and time per study and in total
+# (resources/full_run_cost.yaml), only what this run has to do: nothing for the offline demo
+if is_plain_dry_run():
+    print_cost_once_planned()
 
 
 # a job the scheduler killed for its memory or time limit: one line naming the rule and the limit

@@ -244,6 +244,7 @@ PROJECT_FILES = [
     "profiles",
     "envs",
     "resources/demo",
+    "resources/examples",
     "resources/papers",
     "resources/full_run_cost.yaml",
 ]
@@ -262,13 +263,13 @@ def copy_project(dest: Path) -> Path:
     return dest
 
 
-def snakemake(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+def snakemake(cwd: Path, *args: str, check: bool = True, env: dict | None = None) -> subprocess.CompletedProcess:
     result = subprocess.run(
         [sys.executable, "-m", "snakemake", "--cores", "2", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
-        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+        env={**os.environ, "HF_HUB_OFFLINE": "1", **(env or {})},
     )
     if check and result.returncode != 0:
         raise AssertionError(f"snakemake {' '.join(args)} failed:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}")

@@ -81,6 +81,20 @@ def test_the_full_and_the_demo_config_are_valid():
         ({"lpaqa": {"trex_train": {"per_relation": 0}}}, "config lpaqa.trex_train.per_relation: 0 is less than"),
         ({"models": {"m": {"kind": "seq2seq", "path": "p"}}}, "config models.m.kind: 'seq2seq' is not one of"),
         ({"studies": ["lpaqa", "nonsense"]}, "config studies.1: 'nonsense' is not one of"),
+        # issue 39: "'big' does not match '^auto$'" named neither form
+        (
+            {"scoring": {"batch_size": "big"}},
+            "config scoring.batch_size: 'big' is neither an integer of at least 1 nor auto (expected an integer",
+        ),
+        (
+            {"scoring": {"batch_size": 1.5}},
+            "config scoring.batch_size: 1.5 is neither an integer of at least 1 nor auto",
+        ),
+        (
+            {"scoring": {"max_tokens": [8]}},
+            "config scoring.max_tokens: [8] is neither an integer of at least 1 nor auto",
+        ),
+        ({"scoring": {"batch_size": 0}}, "config scoring.batch_size: 0 is less than the minimum of 1"),
     ],
 )
 def test_config_errors_are_one_line_naming_the_key(bad, message):

@@ -45,3 +45,38 @@ def test_the_projects_table_names_a_source_for_every_number():
     for study in table["studies"].values():
         assert set(study["downloads"]) <= set(table["downloads"]) and set(study["writes"]) <= set(table["writes"])
         assert all(stage["source"] for stage in study["minutes"].values())
+
+
+def test_a_run_counts_only_what_it_has_to_do():
+    rules = {
+        "downloads": {
+            "dump": {"rules": ["get_dump"], "gb": 100},
+            "lama": {"rules": ["get_lama"], "gb": 0.5},
+            "norms": {"rules": ["get_norms"], "gb": 1},
+        },
+        "writes": {"parsed": {"rules": ["parse"], "scale": "dump", "gb": 8}, "probes": {"rules": ["probe"], "gb": 2}},
+        "models": {"bert": 0.4},
+        "studies": {
+            "a": {
+                "downloads": ["dump", "lama"],
+                "writes": ["parsed", "probes"],
+                "minutes": {"parse": {"rules": ["parse"], "scale": "dump", "minutes": 50}},
+            }
+        },
+    }
+    # the offline demo: a small local dump, nothing downloaded, no stage at the full size
+    assert cost.present(rules, {"parse", "other"}, {"parse", "other"}, {"dump": 1e-6}) == set()
+    assert cost.costs(rules, ["a"], {}, set()) == {}
+    # the full dump downloaded by an earlier run (its rule is in the DAG, done): the parse counts, no download
+    again = cost.present(rules, {"parse"}, {"parse", "get_dump"}, {"dump": None})
+    assert again == {"parsed", "parse"}
+    assert cost.lines(cost.costs(rules, ["a"], {}, again)) == [
+        "a: downloads 0.0 GB, writes 8.0 GB, time 50 min",
+        "total: downloads 0.0 GB, writes 8.0 GB, time 50 min",
+    ]
+    # a local copy of the full dump is the full size; a model to download counts with the stage
+    local = cost.present(rules, {"parse", "get_lama"}, {"parse", "get_lama"}, {"dump": 90})
+    assert local == {"lama", "parsed", "parse"}
+    run = cost.costs(rules, ["a"], {"a": ["bert"]}, local)
+    assert round(run["total"].downloads_gb, 6) == 0.9 and run["total"].minutes == 50
+    assert cost.gb(0.01) == "0.01 GB" and cost.gb(0) == "0.0 GB" and cost.gb(None) == "not measured"

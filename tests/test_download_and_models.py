@@ -598,3 +598,31 @@ def test_a_model_save_that_fills_the_disk_is_one_line_naming_the_model(tmp_path,
     printed = capsys.readouterr().err.strip().splitlines()
     assert len(printed) == 1 and printed[0].startswith(f"knowprobe error: {out}: no space left on the device")
     assert "Traceback" not in (tmp_path / "job.log").read_text()
+
+
+def test_hf_hub_offline_takes_a_model_from_the_hubs_cache(tmp_path):
+    """Issue 39: with HF_HUB_OFFLINE the start check finds a cached model and the download rule
+    copies it (the files the download would fetch); one not cached is one line at the start."""
+    import os
+    import subprocess
+    import sys
+
+    snapshot = tmp_path / "hub/models--nobody--tiny/snapshots/abc123"
+    snapshot.mkdir(parents=True)
+    (tmp_path / "hub/models--nobody--tiny/refs").mkdir()
+    (tmp_path / "hub/models--nobody--tiny/refs/main").write_text("abc123")
+    for name in ("config.json", "vocab.txt", "model.safetensors", "README.md"):
+        (snapshot / name).write_text("{}")
+    script = (
+        "from knowprobe.models import download_hub_model, hub_problem\n"
+        "print(hub_problem({'models.tiny': ('nobody/tiny', 'main')}))\n"
+        f"out = download_hub_model('nobody/tiny', 'main', {str(tmp_path / 'out')!r}, 'tiny')\n"
+        "print(sorted(p.name for p in out.iterdir()))\n"
+        "print(hub_problem({'models.tiny': ('nobody/tiny', 'main'), 'models.other': ('nobody/other', 'main')}))\n"
+    )
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(tmp_path / "hub")}
+    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    found, copied, missing = result.stdout.splitlines()
+    assert found == "None" and copied == "['config.json', 'model.safetensors', 'vocab.txt']"
+    assert missing.startswith("HF_HUB_OFFLINE is set and the hub's cache") and "lacks 1 of this run's 2" in missing
+    assert "(models.other)" in missing and "models.tiny" not in missing

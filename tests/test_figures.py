@@ -72,3 +72,68 @@ def test_every_figure_of_the_demo_is_free_of_defects(demo):
         for line in log.read_text().splitlines()
         if "WARNING figure" in line
     ]
+
+
+def test_markers_drawn_over_one_another_are_counted():
+    """Issue 39: COMPS's accuracy against parameters drew gpt2's two WUGS-DIST points on one
+    another; the check counts hidden markers, not only texts."""
+    fig, (ax,) = figures.new(width=4)
+    ax.plot([124], [49.4], marker="o", markersize=4)  # one model of a family: a lone point
+    ax.plot([125], [49.4], marker="o", markersize=4)  # 124M and 125M: one place on a log scale
+    ax.plot([300, 355], [60, 70], marker="s", markersize=4)
+    ax.set_xscale("log")
+    found = figures.defects(fig)
+    assert any(re.fullmatch(r"1 marker drawn over another in '' \(the first at x=124, y=49\.4\)", d) for d in found)
+    # apart, or under a hollow or translucent marker, or on a line that shows it: nothing hidden
+    fig, (ax,) = figures.new(width=4)
+    ax.plot([124], [49.4], marker="o", markersize=4)
+    ax.plot([125], [52], marker="o", markersize=4)
+    ax.scatter([200], [30], marker="s", facecolors="none", edgecolors="gray", s=16)  # S-TEST's paper points
+    ax.scatter([200], [30], marker="^", alpha=0.8, s=16)
+    ax.plot([100, 300], [60, 70], marker="o", markersize=4)
+    ax.plot([100, 300], [60, 80], marker="o", markersize=4)  # two curves from one point
+    ax.set_xscale("log")
+    assert figures.defects(fig) == []
+
+
+def test_dodge_sets_markers_of_one_place_side_by_side():
+    fig, (ax,) = figures.new(width=4)
+    ax.set_xscale("log")
+    ax.set_xlim(50, 500)
+    ax.set_ylim(0, 100)
+    figures.lay_out(fig)
+    points = [(124, 49.4), (125, 49.4), (124, 49.4), (355, 60)]
+    xs = figures.dodge(ax, points, 4)
+    assert xs[3] == pytest.approx(355) and xs[0] == pytest.approx(124)  # a point alone stays
+    assert len({round(x, 6) for x in xs[:3]}) == 3  # the three at one place: apart
+    for x, (_, y) in zip(xs, points):
+        ax.plot([x], [y], marker="o", markersize=4)
+    assert figures.hidden_markers(ax) == []
+
+
+def test_comps_accuracy_against_parameters_hides_no_marker(tmp_path):
+    """The rule's script on the demo's table (tiny-demo-gpt's two WUGS-DIST scores equal, two
+    models of 0.2 M parameters): every marker visible, no defect logged."""
+    import runpy
+    from types import SimpleNamespace
+
+    from conftest import ROOT
+
+    (tmp_path / "families.csv").write_text(
+        "family,model,kind,parameters_millions,COMPS-BASE,COMPS-WUGS,WUGS-DIST (before),WUGS-DIST (in between)\n"
+        "bert,tiny-demo-bert-small,masked,0.2,84.9,50.6,56.1,48.4\n"
+        "bert,tiny-demo-bert,masked,0.5,96.1,51.3,46.5,49.7\n"
+        "gpt2,tiny-demo-gpt,causal,0.2,94.8,72.8,49.4,49.4\n"
+    )
+    (tmp_path / "types.csv").write_text(
+        "model,subset,negative_sample_type,pairs,accuracy,subset_name\ntiny-demo-bert,base,taxonomic,96,94.8,COMPS-BASE\n"
+    )
+    out = {name: str(tmp_path / name) for name in ("a.png", "a.svg", "t.png", "t.svg")}
+    snakemake = SimpleNamespace(
+        input=SimpleNamespace(families=str(tmp_path / "families.csv"), negative_types=str(tmp_path / "types.csv")),
+        output=SimpleNamespace(png=out["a.png"], svg=out["a.svg"], types_png=out["t.png"], types_svg=out["t.svg"]),
+        log=[str(tmp_path / "figures.log")],
+    )
+    runpy.run_path(str(ROOT / "workflow/scripts/comps_figures.py"), init_globals={"snakemake": snakemake})
+    log = (tmp_path / "figures.log").read_text()
+    assert "figure a.png: " in log and re.search(r"figure a\.png: \d+ texts checked, 0 defects", log), log

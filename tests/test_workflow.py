@@ -263,6 +263,12 @@ def test_report_shows_tables_in_place_figures_and_headline_numbers(demo):
     base = accuracy[(accuracy["model"] == "tiny-demo-bert") & (accuracy["subset"] == "base")]["accuracy"].iloc[0]
     assert f"tiny-demo-bert: COMPS-BASE {base:.1f}" in html
     assert "tiny-demo-bert: manual prompts" in html and "(vanilla prompts, average)" in html
+    # issue 39: each headline link opens its table (not its info panel), named by study and table
+    for study, page in [("lpaqa", "table2"), ("stest", "table2"), ("comps", "accuracy")]:
+        assert (
+            f"javascript:app.setView({{content:'html',contentPath:results['results/{study}/tables/{page}.html']" in html
+        )
+    assert ">LPAQA Table 2" in html and ">S-TEST Table 2" in html and "showResultInfo('results/" not in html
     # a table page's caption is its registered caption file, shown once: not among the job's parameters
     caption = (ROOT / "workflow/report/comps/accuracy.rst").read_text().split(":")[0]
     assert html.count(caption) == 1 and re.search(r'"caption": "[^"]*<p>' + re.escape(caption), html)
@@ -341,6 +347,11 @@ def test_the_report_in_a_real_browser(demo, tmp_path):
         "document.querySelector('nav').innerText",
         chromium,
     )
+    # the headline link opens the table itself, in the content frame
+    click = "Array.from(document.querySelectorAll('a')).find(a => a.textContent.startsWith('S-TEST Table 2')).click()"
+    frame = "document.querySelector('iframe') ? document.querySelector('iframe').src.slice(0, 60) : null"
+    opened = report_screenshots.measure(report, click, frame, chromium)
+    assert opened and opened.startswith("data:text/html"), opened
     numbers = [int(n) for n in re.findall(r"Table\W+(\d+):", listed)]
     assert numbers == list(range(1, 16)), listed
     for shot, image in zip(shots, images):
@@ -386,6 +397,11 @@ def test_default_config_dry_run_builds_the_whole_dag_without_downloading(tmp_pat
     cost = readme_block("A dry run (`snakemake -n`) of `config.yaml`")
     printed = output[output.index("knowprobe: what this run costs") :].splitlines()[1 : len(cost) + 1]
     assert [line.strip() for line in printed] == cost
+    # one study's target: that study's cost alone (issue 39: a run prints what it has to do)
+    alone = dry_run_output(project, "comps")
+    printed = alone[alone.index("knowprobe: what this run costs") :].splitlines()[1:3]
+    comps = next(line for line in cost if line.startswith("comps:"))
+    assert [line.strip() for line in printed] == [comps, comps.replace("comps:", "total:")]
     # bert-base-cased, bert-large-cased (LPAQA, S-TEST, COMPS), roberta-base, roberta-large, gpt2
     # (S-TEST, COMPS) and COMPS's 17 others: each downloaded once
     assert counts["lpaqa_download_lama"] == "1" and counts["download_model"] == "22"
@@ -435,7 +451,11 @@ def test_a_study_runs_alone_from_its_target(tmp_path):
             # LPAQA's demo corpus writes LAMA's facts with its manual prompts' words
             corpus = {"lpaqa_demo_corpus", "lpaqa_import_facts", "lpaqa_manual_prompts"} if other == "lpaqa" else set()
             assert planned == {f"{other}_demo_corpus"} | corpus, (study, other, planned)
-    everything = dry_run_counts(project, *DEMO)
+    output = dry_run_output(project, *DEMO)
+    # issue 39: the offline demo's dry run downloads nothing, and the full run's figures are not its own
+    assert "knowprobe: this run downloads nothing and runs no stage at the full reproduction's size" in output
+    assert "total: downloads" not in output
+    everything = job_counts(output)
     assert everything.pop("all") == "1"
     # the demo's size as docs/lpaqa.md quotes it (issue 18: quoted numbers went stale)
     assert f"The whole demo ({everything['total']} jobs)" in (ROOT / "docs/lpaqa.md").read_text()
@@ -731,6 +751,31 @@ def test_a_run_whose_downloads_do_not_fit_stops_before_any_job(tmp_path, mirror)
     assert "give local copies" in line and "Traceback" not in result.stderr
     assert not (project / "resources/wikidata").exists() or not any((project / "resources/wikidata").iterdir())
     assert "rule download_wikidata:" not in result.stdout + result.stderr  # no job started
+
+
+@pytest.mark.parametrize("offline", [True, False], ids=["HF_HUB_OFFLINE", "hub_unreachable"])
+def test_a_hub_model_out_of_reach_stops_the_run_before_any_job(tmp_path, offline):
+    """Issue 39: a hub model that cannot be had (HF_HUB_OFFLINE and not in the hub's cache; or the
+    hub not answering) stops the run as it starts, with one line saying what to do, before any job
+    (it retried for half a minute, let 4 jobs run and failed 70 s in)."""
+    project = copy_project(tmp_path / "project")
+    config = yaml.safe_load((project / "resources/demo/config.yaml").read_text())
+    config["models"]["hub-bert"] = {"kind": "masked", "hub_id": "nobody/not-cached-bert"}
+    (project / "hub.yaml").write_text(yaml.safe_dump(config))
+    env = {"HF_HOME": str(tmp_path / "hf")}  # an empty cache
+    if not offline:  # a hub that refuses every connection (a closed port on the loopback)
+        env.update(HF_HUB_OFFLINE="0", HF_ENDPOINT="http://127.0.0.1:9")
+    result = snakemake(project, "--configfile", "hub.yaml", check=False, env=env)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0 and "Traceback" not in output
+    line = next(line for line in output.splitlines() if "hub" in line and "models.hub-bert" in line)
+    if offline:
+        assert "HF_HUB_OFFLINE is set and the hub's cache" in line and "lacks 1 of this run's 1 hub models" in line
+    else:
+        assert "the Hugging Face hub (http://127.0.0.1:9) cannot be reached" in line
+    assert "a `path` to its save_pretrained directory" in line
+    assert not executed_rules(result) and not (project / "logs").exists()  # no job started
+    assert not (project / "results").exists()
 
 
 def test_gitignore_covers_every_download_directory():

@@ -61,6 +61,10 @@ def test_every_model_kind_is_scored_and_every_table_and_figure_written(demo):
     paper = statistics["paper_pairs"].dropna()
     assert (statistics.loc[paper.index, "pairs_minus_paper"] == statistics.loc[paper.index, "pairs"] - paper).all()
     assert "not in our copy" in (demo / RESULTS / "tables/accuracy.md").read_text()
+    # issue 39: the layouts label the columns the CSV names for code
+    assert "| parameters (millions) |" in (demo / RESULTS / "tables/families.md").read_text()
+    assert "| negative-sample type |" in (demo / RESULTS / "tables/negative_types.md").read_text()
+    assert "parameters_millions" in pd.read_csv(demo / RESULTS / "tables/families.csv").columns
     for stem in ["accuracy_parameters", "negative_types"]:
         png = demo / RESULTS / f"figures/{stem}.png"
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000

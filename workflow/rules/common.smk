@@ -78,29 +78,70 @@ DEMO_CORPORA = {}
 STUDY_MODEL_NAMES = {}
 
 
-def study_models():
-    """The models of the configured studies, each once."""
-    return list(dict.fromkeys(m for study in config["studies"] for m in STUDY_MODEL_NAMES.get(study, [])))
-
-
-def print_full_run_cost():
-    """The full run's cost per configured study and in total, as resources/full_run_cost.yaml
-    gives it (each number's source is there), for a dry run."""
+def print_run_cost(dag):
+    """What the run that ``dag`` plans costs on one node of 16 cores with one GPU, per study and in
+    total, as resources/full_run_cost.yaml gives each number (and its source), for a dry run: only
+    what this run has to do (knowprobe.cost.present): its downloads (none for the offline demo,
+    whose inputs are local), and a stage's disk and time only where it runs at the full size."""
     from knowprobe import cost
 
     table = cost.load(Path(workflow.basedir) / "resources" / "full_run_cost.yaml")
+    to_run = list(dag.needrun_jobs())
+    downloading = {job.wildcards.model for job in to_run if job.rule.name == "download_model"}
+    # the studies with jobs in this run (a study's target runs that study alone), else every configured one
+    studies = [s for s in config["studies"] if any(job.rule.name.startswith(f"{s}_") for job in to_run)]
+    studies = studies or config["studies"]
     hub_ids = {
-        study: [
-            config["models"][m]["hub_id"] for m in STUDY_MODEL_NAMES.get(study, []) if "hub_id" in config["models"][m]
-        ]
-        for study in config["studies"]
+        study: [config["models"][m]["hub_id"] for m in STUDY_MODEL_NAMES.get(study, []) if m in downloading]
+        for study in studies
     }
-    run = cost.costs(table, config["studies"], hub_ids)
+    local_gb = {name: local_size_gb(item.get("local")) for name, item in table["downloads"].items()}
+    present = cost.present(table, {job.rule.name for job in to_run}, {job.rule.name for job in dag.jobs}, local_gb)
+    run = cost.costs(table, studies, hub_ids, present)
+    if not run:
+        print(
+            "knowprobe: this run downloads nothing and runs no stage at the full reproduction's size "
+            "(resources/full_run_cost.yaml; a dry run of config.yaml prints the full run's cost)",
+            file=sys.stderr,
+        )
+        return
     print(
         "knowprobe: what this run costs on one node of 16 cores with one GPU (resources/full_run_cost.yaml "
         "says where each number comes from):\n  " + "\n  ".join(cost.lines(run)),
         file=sys.stderr,
     )
+
+
+def local_size_gb(key):
+    """The size in GB of the local file or directory that config key ``key`` (dotted) names; None
+    where the key is absent, null or a URL."""
+    value = config
+    for part in (key or "").split(".") if key else []:
+        value = value.get(part) if isinstance(value, dict) else None
+    if not isinstance(value, str) or is_url(value) or not Path(value).exists():
+        return None
+    path = Path(value)
+    files = [path] if path.is_file() else [f for f in path.rglob("*") if f.is_file()]
+    return sum(f.stat().st_size for f in files) / 1e9
+
+
+def print_cost_once_planned():
+    """A dry run prints the run's cost (print_run_cost) once Snakemake has planned its jobs: at its
+    first job summary (the logger's run_info event), when the DAG is built; no hook runs in a dry run."""
+    import logging
+
+    from snakemake.logging import logger as snakemake_logger
+    from snakemake_interface_logger_plugins.common import LogEvent
+
+    class PrintCost(logging.Handler):
+        done = False
+
+        def emit(self, record):
+            if not self.done and getattr(record, "event", None) == LogEvent.RUN_INFO:
+                self.done = True
+                print_run_cost(workflow.dag)
+
+    snakemake_logger.addHandler(PrintCost())
 
 
 def code(script):
@@ -276,6 +317,26 @@ def record_run_config(jobs):
         write_text(text, run_config_path(study))
 
 
+def check_hub_models():
+    """Before any job: the hub models and translators this run downloads can be had — with
+    HF_HUB_OFFLINE from the hub's cache, else from the hub, asked once (knowprobe.models.hub_problem);
+    otherwise one line saying what to do, before any job runs or is submitted."""
+    from knowprobe.models import hub_problem
+
+    models = {}
+    for job in workflow.dag.needrun_jobs():
+        params = dict(job.params.items())
+        if "download" in job.rule.name and params.get("hub_id"):
+            wildcards = dict(job.wildcards.items())
+            key = (
+                f"models.{wildcards['model']}" if "model" in wildcards else f"lpaqa.paraphrase.{wildcards['direction']}"
+            )
+            models[key] = (params["hub_id"], params["revision"])
+    problem = hub_problem(models)
+    if problem:
+        raise WorkflowError(problem)
+
+
 def check_download_space():
     """Before any job runs: the downloads this run will make (their sizes as the servers and the
     hub announce them) fit in the free space where they go; otherwise stop with one line. Sizes
@@ -395,7 +456,13 @@ def report_headlines():
         if not (table and Path(table).is_file()):
             continue
         lines = importlib.import_module(module).headlines(pd.read_csv(table))
-        link = f"`{Path(page).stem} <javascript:app.showResultInfo('{quote(page, safe=SLASH)}')>`__"
+        # the link opens the table itself (as its entry's view button does), labelled with the
+        # study and the table's report label: "LPAQA Table 2", "S-TEST Table 2", not "table2" twice
+        label = REPORT_TABLES.get(os.path.splitext(table)[0], {}).get("label") or Path(page).stem
+        label = re.sub(r"\s+", " ", f"{STUDY_NAMES.get(study, study)} {label.replace(chr(0x2007), '')}")
+        path = quote(page, safe=SLASH)
+        view = f"app.setView({{content:'html',contentPath:results['{path}'].data_uri,resultPath:'{path}'}})"
+        link = f"`{label} <javascript:{view}>`__"
         blocks.append(
             f"- **{STUDY_NAMES.get(study, study)}** ({link}):\n\n" + "".join(f"  - {line}\n" for line in lines)
         )

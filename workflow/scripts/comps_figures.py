@@ -11,17 +11,20 @@ from knowprobe.comps.metrics import CHANCE
 from knowprobe.comps.tables import SUBSET_NAMES
 from knowprobe.io import rule_logging
 
+MARKER_SIZE = 4  # points
+
 with rule_logging(snakemake.log[0]) as log:
     families = pd.read_csv(snakemake.input.families)
     subsets = [name for name in SUBSET_NAMES.values() if name in families.columns]
     fig, (ax,) = figures.new(width=7.2, height=3.8)
     # a colour per subset, a marker per family; a line joins the sizes of one family only
     markers = dict(zip(dict.fromkeys(families["family"]), "osD^vP*X"))
+    series = []  # (colour, marker, parameters, accuracies) per subset and family
     for i, subset in enumerate(subsets):
         color = figures.COLORS[i % len(figures.COLORS)]
         for family, rows in families.dropna(subset=[subset]).groupby("family", sort=False):
             rows = rows.sort_values("parameters_millions")
-            ax.plot(rows["parameters_millions"], rows[subset], marker=markers[family], color=color, markersize=4)
+            series.append((color, markers[family], list(rows["parameters_millions"]), list(rows[subset])))
     handles = [Line2D([], [], color=figures.COLORS[i % len(figures.COLORS)], label=s) for i, s in enumerate(subsets)]
     handles += [Line2D([], [], color="grey", marker=m, linestyle="none", label=f) for f, m in markers.items()]
     handles.append(ax.axhline(CHANCE, color="black", linewidth=0.8, linestyle="--", label="chance"))
@@ -30,11 +33,19 @@ with rule_logging(snakemake.log[0]) as log:
     ax.xaxis.set_major_locator(LogLocator(subs=(1, 2, 5)))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
     ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.set_xlabel("parameters (millions, log scale)")
+    ax.set_xlabel("parameters (millions, log scale; models of one size side by side)")
     ax.set_ylabel("accuracy (%)")
     ax.set_ylim(0, 105)  # a point at 100% whole, not cut by the frame
     ax.set_yticks(range(0, 101, 20))
+    sizes = families["parameters_millions"]
+    ax.set_xlim(sizes.min() / 1.6, sizes.max() * 1.6)
     figures.legend_beside(ax, handles=handles)
+    # models of the same size at the same accuracy (gpt2 and GPT-Neo 125M, two subsets at one
+    # score) would hide each other: the markers are set side by side, the figure laid out first
+    figures.lay_out(fig)
+    dodged = iter(figures.dodge(ax, [(x, y) for *_, xs, ys in series for x, y in zip(xs, ys)], MARKER_SIZE))
+    for color, marker, xs, ys in series:
+        ax.plot([next(dodged) for _ in xs], ys, marker=marker, color=color, markersize=MARKER_SIZE)
     figures.save(fig, snakemake.output.png, snakemake.output.svg)
 
     types = pd.read_csv(snakemake.input.negative_types)

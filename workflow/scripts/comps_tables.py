@@ -41,14 +41,14 @@ with rule_logging(snakemake.log[0]) as log:
     save(
         "negative_types",
         types,
-        tables.wide(types, ["model", "negative_sample_type"]),
+        tables.wide(types, ["model", "negative_sample_type"]).rename(columns=tables.COLUMN_LABELS),
         "Accuracy (%) by negative-sample type." + chance,
     )
     families = tables.by_family(accuracy, models)
     save(
         "families",
         families,
-        families,
+        families.rename(columns=tables.COLUMN_LABELS),
         "Accuracy (%) by model family (architecture) and size (millions of parameters)." + chance,
     )
     for row in tables.wide(accuracy, ["model"]).itertuples(index=False):

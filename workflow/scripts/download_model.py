@@ -1,6 +1,6 @@
-"""Rule download_model (and download_translator): a hub model's weights and tokenizer ->
-resources/models/NAME, at the commit its revision resolves to (or the lock file recorded),
-each file verified (knowprobe.models.download_hub_model)."""
+"""Rules download_model and lpaqa_download_translator: a hub model's weights and tokenizer ->
+resources/models/NAME (resources/translators/DIRECTION), at the commit its revision resolves to
+(or the lock file recorded), each file verified (knowprobe.models.download_hub_model)."""
 
 from knowprobe.download import Checks
 from knowprobe.io import rule_logging

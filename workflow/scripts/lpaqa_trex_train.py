@@ -25,13 +25,16 @@ with rule_logging(snakemake.log[0]) as log:
             snakemake.params.per_relation,
             snakemake.params.seed,
         )
-    else:
+    elif snakemake.params.source == "lpaqa":
         facts, dropped = trex_train.without_test_pairs(
             trex_train.read_lpaqa(snakemake.input.lpaqa, relations, optional=extra), test
         )
+    else:  # none: no training facts; the probes' train/dev split is empty, no selection runs
+        facts, dropped = trex_train.without_test_pairs(test.iloc[0:0], test)
     log.info(
         "T-REx-train (%s): %d facts in %d relations", snakemake.params.source, len(facts), facts["relation"].nunique()
     )
     write_csv(dropped, snakemake.output.dropped)
-    trex_train.check_not_empty(facts, dropped, relations)
+    if snakemake.params.source != "none":
+        trex_train.check_not_empty(facts, dropped, relations)
     contracts.write(facts, snakemake.output.facts, contracts.FACTS)

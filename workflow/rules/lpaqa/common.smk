@@ -322,9 +322,9 @@ def trex_train_input(wildcards):
     if LPAQA["trex_train"]["source"] == "wikidata":
         inputs["entities"] = rules.wikidata_gather.output.entities
         inputs["claims"] = rules.wikidata_gather.output.claims
-    else:
+    elif LPAQA["trex_train"]["source"] == "lpaqa":
         inputs["lpaqa"] = lpaqa_release_trex_train()
-    return inputs
+    return inputs  # none: no training facts (an empty table), nothing to read
 
 
 def wikipedia_url(name):

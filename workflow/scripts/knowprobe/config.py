@@ -164,6 +164,12 @@ def describe(error) -> str:
             f"config {path}: {quote(error.instance)} is not any of the allowed forms "
             f"({error.schema.get('description', '')})"
         )
+    if error.validator in ("type", "pattern") and error.schema.get("pattern") == "^auto$":
+        # an integer or auto (batch_size, max_tokens): the schema's "does not match '^auto$'" or
+        # "is not of type 'integer', 'string'" named neither form
+        minimum = error.schema.get("minimum")
+        integer = "an integer" + (f" of at least {minimum}" if minimum is not None else "")
+        return f"config {path}: {error.instance!r} is neither {integer} nor auto (expected {integer}, or auto)"
     return f"config {path or '(top level)'}: {error.message}"
 
 

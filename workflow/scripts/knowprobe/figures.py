@@ -114,10 +114,80 @@ def data_boxes(ax) -> list:
     return boxes
 
 
+def markers(ax) -> list[tuple[float, float, float, int, bool, bool]]:
+    """Each marker the axes draw (points of lines drawn with a marker, scatter points): its centre
+    and width in display pixels, the index of its artist, whether a line of its artist passes
+    through it (a line of two points or more), and whether it covers what lies under it (filled
+    and opaque: a hollow or translucent marker lets the one under it show)."""
+    from matplotlib.colors import to_rgba_array
+
+    dpi_scale = ax.figure.dpi / 72  # marker sizes are in points
+    found = []
+    for index, line in enumerate(ax.get_lines()):
+        if line.get_marker() in (None, "None", "none", "", " ") or not line.get_visible():
+            continue
+        points = ax.transData.transform(np.column_stack(line.get_data()).astype(float))
+        width = line.get_markersize() * dpi_scale
+        lined = line.get_linestyle() not in ("None", "none", "", " ") and len(points) > 1
+        face = line.get_markerfacecolor()
+        opaque = (line.get_alpha() in (None, 1)) and not (isinstance(face, str) and face.lower() == "none")
+        found += [(x, y, width, index, lined, opaque) for x, y in points if np.isfinite([x, y]).all()]
+    for index, collection in enumerate(ax.collections, start=len(ax.get_lines())):
+        offsets = np.asarray(collection.get_offsets(), dtype=float)
+        sizes = getattr(collection, "get_sizes", lambda: [])()
+        if not len(offsets) or not len(sizes):
+            continue
+        points = collection.get_offset_transform().transform(offsets)
+        widths = np.sqrt(np.resize(np.asarray(sizes, float), len(points))) * dpi_scale  # sizes: points squared
+        faces = to_rgba_array(collection.get_facecolors()) if len(collection.get_facecolors()) else np.zeros((1, 4))
+        opaque = collection.get_alpha() in (None, 1) and bool((faces[:, 3] == 1).all())
+        found += [(x, y, w, index, False, opaque) for (x, y), w in zip(points, widths) if np.isfinite([x, y]).all()]
+    return found
+
+
+def hidden_markers(ax) -> list[tuple[float, float]]:
+    """Markers of one series hidden by another's: a marker that no line of its own series passes
+    through, under a filled, opaque marker of another series whose width covers its centre (closer
+    than half the wider one's width). Each as the data point of the hidden one. A series' own
+    markers (a box plot's outliers at one value) and points on lines (the line shows them) are not
+    counted."""
+    points = markers(ax)
+    hidden = []
+    for a, b in itertools.combinations(points, 2):
+        (x0, y0, w0, artist0, lined0, opaque0), (x1, y1, w1, artist1, lined1, opaque1) = a, b
+        if artist0 == artist1 or np.hypot(x1 - x0, y1 - y0) >= max(w0, w1) / 2:
+            continue
+        for (x, y, lined), covering in [((x0, y0, lined0), opaque1), ((x1, y1, lined1), opaque0)]:
+            if covering and not lined:
+                hidden.append(tuple(ax.transData.inverted().transform((x, y))))
+                break
+    return hidden
+
+
+def dodge(ax, points: Sequence[tuple[float, float]], width: float) -> list[float]:
+    """The x of each data point, moved sideways where needed so that no two markers of ``width``
+    points lie over one another: a point that would sit on one placed before it moves right, then
+    left, by one marker's width at a time (in display space, so on any scale). The axes' limits
+    and layout must be final (set them, and lay the figure out, first)."""
+    step = width * ax.figure.dpi / 72 * 1.05
+    display = ax.transData.transform(np.asarray(points, dtype=float).reshape(-1, 2))
+    placed: list[tuple[float, float]] = []
+    out = []
+    for x, y in display:
+        shifts = (sign * k * step for k in itertools.count() for sign in ((1,) if k == 0 else (1, -1)))
+        for shift in shifts:  # 0, +1, -1, +2, -2, ... markers' widths: ends, as the points are finite
+            if all(np.hypot(x + shift - px, y - py) >= step for px, py in placed):
+                break
+        placed.append((x + shift, y))
+        out.append(float(ax.transData.inverted().transform((x + shift, y))[0]))
+    return out
+
+
 def defects(fig) -> list[str]:
     """What a reader would see as broken once the figure is drawn: a text that leaves the canvas,
     two texts that overlap (tick labels run together, a title over its neighbour's), a legend over
-    plotted data. Each as one line naming the texts."""
+    plotted data, markers drawn over one another (a point hidden). Each as one line naming the
+    texts, or the count of hidden markers and the first one's place."""
     renderer = fig.canvas.get_renderer()
     fig.draw(renderer)
     canvas = Bbox.from_bounds(0, 0, *fig.canvas.get_width_height())
@@ -137,7 +207,20 @@ def defects(fig) -> list[str]:
         frame = legend.get_window_extent(renderer)
         if any(frame.overlaps(box) for box in data_boxes(ax)):
             found.append(f"the legend of {ax.get_title()!r} covers plotted data")
+    for ax in fig.axes:
+        hidden = hidden_markers(ax)
+        if hidden:
+            x, y = hidden[0]
+            count = f"{len(hidden)} markers drawn over others" if len(hidden) > 1 else "1 marker drawn over another"
+            found.append(f"{count} in {ax.get_title()!r} (the first at x={x:g}, y={y:g})")
     return found
+
+
+def lay_out(fig) -> None:
+    """The figure's layout as :func:`save` makes it, for drawing what depends on display space
+    (:func:`dodge`) before saving."""
+    with plt.rc_context(STYLE):
+        fig.tight_layout()
 
 
 def save(fig, png: str | os.PathLike, svg: str | os.PathLike) -> None:

@@ -35,9 +35,12 @@ def download_hub_model(
     recorded in the lock file."""
     import time
 
-    from huggingface_hub import HfApi, snapshot_download
+    from huggingface_hub import HfApi, constants, snapshot_download
     from huggingface_hub.errors import OfflineModeIsEnabled
 
+    if constants.HF_HUB_OFFLINE:
+        # the hub's own cache was filled by a download that checked it; the lock file is not read here
+        return copy_from_cache(hub_id, revision, dest, name)
     key = f"{hub_id}@{revision}"
     locked = {}
     if checks is not None and checks.checksum != "none":
@@ -139,6 +142,86 @@ def verify_hub_files(dest: Path, key: str, commit: str, listed: dict, locked: di
             "recorded": old.get("recorded") if old.get("commit") == commit else now(),
             "verified_against": against,
         }
+
+
+def copy_from_cache(hub_id: str, revision: str, dest: str | Path, name: str | None = None) -> Path:
+    """With HF_HUB_OFFLINE: a hub model's files from the hub's local cache (HF_HUB_CACHE, filled by
+    an earlier download where there was network) into ``dest``, the files ``download_hub_model``
+    would fetch."""
+    import fnmatch
+    import shutil
+
+    from huggingface_hub import snapshot_download
+
+    try:
+        cached = Path(snapshot_download(hub_id, revision=revision, local_files_only=True))
+    except Exception as error:  # not in the cache, or only part of it
+        key = f"models.{name}.path" if name else "the model's path"
+        raise KnowprobeError(
+            f"model {hub_id!r} (revision {revision}): HF_HUB_OFFLINE is set and the hub's cache has no copy "
+            f"({type(error).__name__}); fill the cache where there is network (hf download {hub_id}), "
+            f"or set {key} to a local copy (save_pretrained layout) instead of hub_id"
+        ) from None
+    files = [f for f in cached.rglob("*") if f.is_file()]
+    patterns = list(HUB_PATTERNS)
+    if not any(f.name.endswith(".safetensors") for f in files):
+        patterns.append("pytorch_model*.bin")
+    Path(dest).mkdir(parents=True, exist_ok=True)
+    for file in files:
+        relative = file.relative_to(cached)
+        if any(fnmatch.fnmatch(str(relative), p) for p in patterns):
+            (Path(dest) / relative).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(file, Path(dest) / relative)  # the cache's files are links into its blobs
+    log.info("copied %s@%s from the hub's cache %s to %s", hub_id, revision, cached, dest)
+    return Path(dest)
+
+
+def hub_problem(models: dict[str, tuple[str, str]], timeout: float = 10.0) -> str | None:
+    """Whether the hub models a run downloads (``models``: where each goes, a config key or name ->
+    (hub_id, revision)) can be had, checked once before any job: with HF_HUB_OFFLINE, each in the
+    hub's local cache; else the hub answering one request (no retries: a client's retries cost
+    half a minute before a run on a machine without network fails). One line saying what to do,
+    or None."""
+    if not models:
+        return None
+    from huggingface_hub import HfApi, constants, try_to_load_from_cache
+
+    def listed(keys):
+        shown = ", ".join(sorted(keys)[:4])
+        return shown + (f" and {len(keys) - 4} more" if len(keys) > 4 else "")
+
+    remedy = (
+        "give each a local copy (a `path` to its save_pretrained directory instead of `hub_id`), or set "
+        "HF_HUB_OFFLINE=1 with each in the hub's cache (`hf download HUB_ID` where there is network)"
+    )
+    if constants.HF_HUB_OFFLINE:
+        missing = [
+            key
+            for key, (hub_id, revision) in models.items()
+            if not isinstance(try_to_load_from_cache(hub_id, "config.json", revision=revision), str)
+        ]
+        if not missing:
+            return None
+        return (
+            f"HF_HUB_OFFLINE is set and the hub's cache ({constants.HF_HUB_CACHE}) lacks {len(missing)} of this "
+            f"run's {len(models)} hub models ({listed(missing)}): fill it where there is network "
+            "(`hf download HUB_ID`), or give each a local copy (a `path` to its save_pretrained directory "
+            "instead of `hub_id`)"
+        )
+    hub_id, revision = next(iter(models.values()))
+    try:
+        HfApi().model_info(hub_id, revision=revision, timeout=timeout)
+    except Exception as error:  # the hub client's connection errors have no common base but these
+        from huggingface_hub.errors import HfHubHTTPError
+
+        if isinstance(error, HfHubHTTPError):
+            return None  # the hub answered (a model it lacks is the download's own one-line error)
+        reason = str(error).splitlines()[0] if str(error) else ""
+        return (
+            f"the Hugging Face hub ({constants.ENDPOINT}) cannot be reached ({type(error).__name__}: {reason}), "
+            f"and this run downloads {len(models)} hub models ({listed(models)}): {remedy}"
+        )
+    return None
 
 
 KINDS = ("masked", "causal")

@@ -16,6 +16,9 @@ SUBSET_NAMES = {
     "wugs_dist_in_between": "WUGS-DIST (in between)",
 }
 
+# what the tables' layouts (Markdown, LaTeX, the report's pages) call the CSV columns named for code
+COLUMN_LABELS = {"negative_sample_type": "negative-sample type", "parameters_millions": "parameters (millions)"}
+
 
 def statistics(sources: dict[str, pd.DataFrame], paper: dict) -> pd.DataFrame:
     """Per source of stimuli and subset: pairs, properties, positive and all concepts, pairs per
