@@ -103,11 +103,65 @@ def test_subject_holding_the_mask_token_is_an_error(tiny_bert, wordpiece_tokeniz
         probe.probe(facts, prompts, MaskedLM(tiny_bert, wordpiece_tokenizer), candidates, 3)
 
 
-def test_a_causal_model_is_refused(tiny_causal_models, wordpiece_tokenizer):
+def test_a_score_of_the_other_kind_is_refused(tiny_causal_models, tiny_bert, wordpiece_tokenizer):
     _, model, tokenizer = tiny_causal_models[0]
     facts, prompts, candidates = benchmark(wordpiece_tokenizer)
-    with pytest.raises(KnowprobeError, match="needs a model of kind masked"):
-        probe.probe(facts, prompts, CausalLM(model, tokenizer), candidates, 3)
+    with pytest.raises(
+        KnowprobeError, match="mask score ranks candidates at a mask token: it needs a model of kind masked"
+    ):
+        probe.probe(facts, prompts, CausalLM(model, tokenizer), candidates, 3, score="mask")
+    with pytest.raises(KnowprobeError, match="next_token score .* needs a model of kind causal"):
+        probe.probe(facts, prompts, MaskedLM(tiny_bert, wordpiece_tokenizer), candidates, 3, score="next_token")
+
+
+def test_next_token_prefix_drops_the_right_context():
+    assert probe.next_token_prefix("[X] was born in [Y] .", " Mozart ") == "Mozart was born in"
+    assert probe.next_token_prefix("[X] (born [Y]).", "Mozart") == "Mozart (born"
+    assert probe.next_token_prefix("[Y] is the capital of [X] .", "France") == ""
+    assert probe.object_at_end("[X] was born in [Y] .") and probe.object_at_end("[X] plays [Y]")
+    assert not probe.object_at_end("[X] (born [Y]).") and not probe.object_at_end("[Y] is the capital of [X] .")
+    prompts = pd.DataFrame(
+        {"relation": ["P1", "P1", "P2"], "template": ["[X] is in [Y] .", "[Y] holds [X] .", "[X] (born [Y])."]}
+    )
+    counts = probe.right_context_counts(prompts)
+    assert counts.to_dict("list") == {"relation": ["P1", "P2"], "prompts": [2, 1], "not_at_end": [1, 1]}
+
+
+@pytest.mark.parametrize("index", range(3), ids=["gpt2", "llama", "qwen2"])
+def test_next_token_probe_matches_a_full_forward_reference(tiny_causal_models, index, caplog):
+    """A causal LM's probe: each pair's prefix (BOS + the prompt's text before [Y]) run whole, the
+    candidates' log-probs as the next token; the stored hidden states give them back through the
+    LM head, as the selection stage reads them."""
+    _, model, tokenizer = tiny_causal_models[index]
+    facts, prompts, candidates = benchmark(tokenizer)
+    prompts.loc[1, "template"] = "[X] , a city in [Y] , is old ."  # [Y] before the end: right context dropped
+    scorer = CausalLM(model, tokenizer, ScoringSettings(device="cpu", batch_size=3, max_tokens=64))
+    with caplog.at_level("INFO"):
+        table, hidden = probe.probe(facts, prompts, scorer, candidates, 5)
+    assert "1 of 3 prompts have [Y] before their end" in caplog.text
+    assert table.schema.equals(contracts.PROBE.arrow_schema()) and hidden.shape[0] == table.num_rows
+    table = table.to_pandas()
+    assert set(table["score"]) == {"next_token"}
+    candidate_ids = candidates["token_id"].to_numpy(copy=True)
+    start = [] if tokenizer.bos_token_id is None else [tokenizer.bos_token_id]
+    with torch.no_grad():
+        for row in table.itertuples():
+            prefix = probe.next_token_prefix(row.template, row.sub_label)
+            ids = start + tokenizer(prefix, add_special_tokens=False)["input_ids"]
+            logprobs = torch.log_softmax(model(torch.tensor([ids])).logits[0, -1].float(), dim=-1)
+            restricted = logprobs[torch.from_numpy(candidate_ids)]
+            assert row.gold_logprob == pytest.approx(float(logprobs[row.obj_token_id]), abs=1e-4)
+            assert row.gold_rank == int((restricted > logprobs[row.obj_token_id]).sum())
+            assert row.topk_ids[0] == candidate_ids[int(restricted.argmax())]
+    again = scorer.candidate_logprobs_from_hidden(hidden, candidate_ids)
+    column = {int(t): c for c, t in enumerate(candidate_ids)}
+    gold = again[np.arange(len(table)), table["obj_token_id"].map(column).to_numpy()]
+    np.testing.assert_allclose(gold, table["gold_logprob"], atol=1e-5)
+    # the scoring layer's own next-token score gives the same
+    prefixes = [probe.next_token_prefix(t, s) for t, s in zip(table["template"], table["sub_label"])]
+    if start:
+        direct = scorer.candidate_logprobs(prefixes, candidate_ids, table["obj_token_id"].to_numpy())
+        np.testing.assert_allclose(direct.target_logprobs[:, 0], table["gold_logprob"], atol=1e-5)
 
 
 def test_hidden_states_round_trip_and_are_checked_against_their_table(tmp_path, tiny_bert, wordpiece_tokenizer):

@@ -34,7 +34,7 @@ localrules:
 
 # what rule all asks for when lpaqa is in `studies`, and LPAQA's part of the demo models' corpus
 STUDY_OUTPUTS["lpaqa"] = lpaqa_outputs
-STUDY_MODEL_NAMES["lpaqa"] = LPAQA_MODELS
+STUDY_MODEL_NAMES["lpaqa"] = LPAQA_PROBED
 STUDY_HEADLINES["lpaqa"] = (
     "results/lpaqa/tables/table2.csv",
     "results/lpaqa/tables/table2.html",

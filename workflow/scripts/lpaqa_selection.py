@@ -16,7 +16,9 @@ with rule_logging(snakemake.log[0]) as log:
         max_k=snakemake.params.max_k, opti=selection.OptiSettings(**snakemake.params.opti)
     )
     # only the LM head runs here, on the hidden states the probe kept
-    scorer = scoring.load(snakemake.input.model, "masked", scoring.ScoringSettings(**snakemake.params.scoring))
+    scorer = scoring.load(
+        snakemake.input.model, snakemake.params.kind, scoring.ScoringSettings(**snakemake.params.scoring)
+    )
     candidate_ids = contracts.read(snakemake.input.candidates, contracts.CANDIDATES)["token_id"].to_numpy()
     column_of = {int(token): column for column, token in enumerate(candidate_ids)}
     facts = contracts.read(snakemake.input.trex_train, contracts.FACTS)
