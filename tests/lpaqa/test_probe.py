@@ -129,7 +129,8 @@ def test_next_token_prefix_drops_the_right_context():
 
 @pytest.mark.parametrize("index", range(3), ids=["gpt2", "llama", "qwen2"])
 def test_next_token_probe_matches_a_full_forward_reference(tiny_causal_models, index, caplog):
-    """A causal LM's probe: each pair's prefix (BOS + the prompt's text before [Y]) run whole, the
+    """A causal LM's probe: each pair's prefix (BOS, EOS where a model has none, + the prompt's text
+    before [Y]) run whole, the
     candidates' log-probs as the next token; the stored hidden states give them back through the
     LM head, as the selection stage reads them."""
     _, model, tokenizer = tiny_causal_models[index]
@@ -143,7 +144,7 @@ def test_next_token_probe_matches_a_full_forward_reference(tiny_causal_models, i
     table = table.to_pandas()
     assert set(table["score"]) == {"next_token"}
     candidate_ids = candidates["token_id"].to_numpy(copy=True)
-    start = [] if tokenizer.bos_token_id is None else [tokenizer.bos_token_id]
+    start = [tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id]
     with torch.no_grad():
         for row in table.itertuples():
             prefix = probe.next_token_prefix(row.template, row.sub_label)
@@ -159,9 +160,8 @@ def test_next_token_probe_matches_a_full_forward_reference(tiny_causal_models, i
     np.testing.assert_allclose(gold, table["gold_logprob"], atol=1e-5)
     # the scoring layer's own next-token score gives the same
     prefixes = [probe.next_token_prefix(t, s) for t, s in zip(table["template"], table["sub_label"])]
-    if start:
-        direct = scorer.candidate_logprobs(prefixes, candidate_ids, table["obj_token_id"].to_numpy())
-        np.testing.assert_allclose(direct.target_logprobs[:, 0], table["gold_logprob"], atol=1e-5)
+    direct = scorer.next_token_logprobs(prefixes, candidate_ids, table["obj_token_id"].to_numpy())
+    np.testing.assert_allclose(direct.target_logprobs[:, 0], table["gold_logprob"], atol=1e-5)
 
 
 def test_hidden_states_round_trip_and_are_checked_against_their_table(tmp_path, tiny_bert, wordpiece_tokenizer):
