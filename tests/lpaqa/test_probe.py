@@ -266,3 +266,71 @@ def test_a_prompt_set_without_prompts_for_these_facts_gives_empty_outputs_and_sa
     assert table.num_rows == 0 and table.schema.equals(contracts.PROBE.arrow_schema())
     assert hidden.shape == (0, tiny_bert.config.hidden_size)
     assert "no prompt for any of the 2 relations" in caplog.text
+
+
+def statement_benchmark(tokenizer):
+    """``benchmark``'s facts with objects of several words (a closed candidate set needs no single
+    token)."""
+    facts, prompts, candidates = benchmark(tokenizer)
+    facts.loc[1, "obj_label"] = "New York"
+    facts.loc[6, "obj_label"] = "the capital of Austria"
+    facts.loc[7, "obj_label"] = "Salzburg"  # two P2 facts share a gold object
+    facts["obj_token_id"] = -1
+    return facts, prompts
+
+
+@pytest.mark.parametrize("kind", ["masked", "causal"])
+def test_statement_probe_ranks_each_relations_candidate_set(tiny_bert, wordpiece_tokenizer, tiny_causal_models, kind):
+    """The statement score: every candidate of C_r (the relation's distinct gold objects) filled
+    into the whole prompt and scored by the scoring layer; the table holds the gold's column, ℓ
+    and rank, and the stored scores give ℓ back for the selection stage."""
+    from knowprobe.statements import fill_statement
+
+    if kind == "masked":
+        scorer = MaskedLM(tiny_bert, wordpiece_tokenizer, ScoringSettings(device="cpu", batch_size=8))
+    else:
+        _, model, tokenizer = tiny_causal_models[0]
+        scorer = CausalLM(model, tokenizer, ScoringSettings(device="cpu", batch_size=8))
+    facts, prompts = statement_benchmark(scorer.tokenizer)
+    [(_, table, scores)] = probe.probe_statements({"part": (facts, prompts)}, scorer, top_k=3)
+    assert table.schema.equals(contracts.PROBE.arrow_schema())
+    table = table.to_pandas()
+    assert len(table) == 5 * 2 + 4 and set(table["score"]) == {"statement"}
+    sets = {"P1": sorted(facts["obj_label"][:5]), "P2": sorted(set(facts["obj_label"][5:]))}
+    assert len(sets["P2"]) == 3 and scores.shape == (14, 5) and scores.dtype == torch.float64
+    for row, stored in zip(table.itertuples(), scores.numpy()):
+        labels = sets[row.relation]
+        texts = [fill_statement(row.template, row.sub_label, label).text for label in labels]
+        want = scorer.statement_logprob(texts)
+        np.testing.assert_allclose(stored[: len(labels)], want, rtol=0, atol=1e-5)  # packed rows differ
+        assert np.isnan(stored[len(labels) :]).all()
+        ell = want - np.log(np.exp(want).sum())
+        gold = labels.index(row.obj_label)
+        assert row.obj_token_id == gold
+        assert row.gold_logprob == pytest.approx(ell[gold], abs=1e-5)
+        assert row.gold_rank == int((want > want[gold]).sum())
+        assert row.prediction == labels[int(np.argmax(want))] and row.topk_ids[0] == int(np.argmax(want))
+        np.testing.assert_allclose(row.topk_logprobs, np.sort(ell)[::-1][:3], atol=1e-5)
+    p2 = table["relation"].to_numpy() == "P2"
+    np.testing.assert_allclose(
+        probe.statement_logprobs(scores[p2]).max(axis=1), table.loc[p2, "topk_logprobs"].map(max), atol=1e-5
+    )
+
+
+def test_a_declared_answer_space_is_the_candidate_set(tmp_path, tiny_causal_models, caplog):
+    _, model, tokenizer = tiny_causal_models[0]
+    scorer = CausalLM(model, tokenizer, ScoringSettings(device="cpu"))
+    facts, prompts = statement_benchmark(tokenizer)
+    path = tmp_path / "space.json"
+    path.write_text('{"P2": ["Salzburg", "Europe", "Vienna", "Rome"]}')
+    spaces = probe.read_answer_space(path)
+    with caplog.at_level("WARNING"):
+        [(_, table, scores)] = probe.probe_statements({"part": (facts, prompts)}, scorer, 3, answer_spaces=spaces)
+    assert "1 facts left out, their gold object not in the declared answer space: P2 1" in caplog.text
+    table = table.to_pandas()
+    p2 = table[table["relation"] == "P2"]
+    assert len(p2) == 3 and p2["obj_token_id"].tolist() == [0, 0, 1]  # Salzburg, Salzburg, Europe in its order
+    assert (~np.isnan(scores[(table["relation"] == "P2").to_numpy()].numpy())).sum(axis=1).tolist() == [4, 4, 4]
+    path.write_text('{"P2": ["Rome", "Rome"]}')
+    with pytest.raises(KnowprobeError, match="lists an object twice"):
+        probe.read_answer_space(path)

@@ -1,8 +1,9 @@
 """Rules lpaqa_probe and lpaqa_probe_seeded: log-probs of the candidates for every (fact, prompt)
-of one run's prompt sets on every dataset split (a model under one score: mask, next_token), and
-each pair's final hidden state at the mask (the prefix's last token); the model is loaded once
-and each distinct input scored once for all of them (the seeded job reads the hidden states of
-inputs the first job scored)."""
+of one run's prompt sets on every dataset split (a model under one score: mask, next_token,
+statement), and each pair's final hidden state at the mask (the prefix's last token), or its
+statement scores over the relation's candidate set; the model is loaded once and each distinct
+input scored once for all of them (the seeded job reads the hidden states of inputs the first job
+scored)."""
 
 import torch
 
@@ -34,7 +35,15 @@ with rule_logging(snakemake.log[0]) as log:
         for key in snakemake.input.keys()
         if key.startswith("reused/") and not key.endswith("_hidden")
     ]
-    for name, table, hidden in probe.probe_parts(parts, scorer, candidates, snakemake.params.top_k, reused, score):
+    if score == "statement":
+        path = snakemake.params.answer_space
+        spaces = probe.read_answer_space(path) if path else None
+        if reused:
+            log.info("the statement score reads no earlier probe: every part's statements are scored here")
+        probed = probe.probe_statements(parts, scorer, snakemake.params.top_k, snakemake.params.pll, spaces)
+    else:
+        probed = probe.probe_parts(parts, scorer, candidates, snakemake.params.top_k, reused, score)
+    for name, table, hidden in probed:
         log.info(
             "%s: %d (fact, prompt) pairs; hidden states %s, %s", name, table.num_rows, tuple(hidden.shape), hidden.dtype
         )

@@ -178,6 +178,8 @@ def probe_input(prompt_sets, reused=()):
             "code": code("lpaqa_probe"),
         }
         found.update({f"prompts/{name}": LPAQA_PROMPTS.format(prompt_set=name) for name in prompt_sets})
+        if lpaqa_score(wildcards.model) == "statement" and LPAQA["probe"]["statement"]["answer_space"]:
+            found["answer_space"] = LPAQA["probe"]["statement"]["answer_space"]
         for dataset in LPAQA_DATASETS:
             for split in LPAQA_SPLITS:
                 keys = dict(model=wildcards.model, dataset=dataset, split=split)
@@ -266,6 +268,8 @@ def paraphrase_settings():
 
 
 check_local("lpaqa.lama.data", LPAQA["lama"]["data"], "directory")
+if LPAQA["probe"]["statement"]["answer_space"] is not None:
+    check_local("lpaqa.probe.statement.answer_space", LPAQA["probe"]["statement"]["answer_space"], "file")
 check_local("lpaqa.lama.common_vocab", LPAQA["lama"]["common_vocab"], "file")
 check_local("lpaqa.trex_train.lpaqa", LPAQA["trex_train"]["lpaqa"], "directory")
 if any(name.startswith("lpaqa_") for name in LPAQA_PROMPT_SETS):

@@ -25,6 +25,7 @@ import torch
 from ..contracts import PROBE, to_table
 from ..io import KnowprobeError
 from ..prompts import OBJECT, SUBJECT, fill_template
+from ..statements import fill_statement
 
 log = logging.getLogger(__name__)
 
@@ -217,6 +218,151 @@ def probe_parts(
         ]:
             table = table.append_column(column, values)
         yield name, to_table(table, PROBE), scores.hidden[torch.from_numpy(index)]
+
+
+def read_answer_space(path) -> dict[str, list[str]]:
+    """A declared answer space: a JSON object ``{relation: [object label, ...]}`` (each list
+    non-empty, without repeats)."""
+    import json
+    from pathlib import Path
+
+    try:
+        spaces = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise KnowprobeError(f"{path}: not a readable JSON answer space ({error})") from None
+    if not isinstance(spaces, dict):
+        raise KnowprobeError(f"{path}: an answer space is a JSON object {{relation: [object label, ...]}}")
+    for relation, labels in spaces.items():
+        if not isinstance(labels, list) or not labels or not all(isinstance(label, str) for label in labels):
+            raise KnowprobeError(f"{path}: relation {relation!r}: a non-empty list of object labels is needed")
+        if len(set(labels)) != len(labels):
+            raise KnowprobeError(f"{path}: relation {relation!r} lists an object twice")
+    return spaces
+
+
+def candidate_sets(facts: pd.DataFrame, answer_spaces: dict[str, list[str]] | None = None) -> dict[str, list[str]]:
+    """Each relation's candidate set C_r: its declared answer space, else the distinct gold
+    objects of its facts (sorted by label)."""
+    spaces = answer_spaces or {}
+    return {
+        relation: list(spaces[relation]) if relation in spaces else sorted(set(group))
+        for relation, group in facts.groupby("relation", sort=True)["obj_label"]
+    }
+
+
+def in_answer_space(name: str, facts: pd.DataFrame, answer_spaces: dict[str, list[str]] | None) -> pd.DataFrame:
+    """The facts whose gold object is in their relation's declared answer space (relations it does
+    not list keep all theirs); the others are counted in the log."""
+    if not answer_spaces:
+        return facts
+    inside = [
+        relation not in answer_spaces or label in answer_spaces[relation]
+        for relation, label in zip(facts["relation"], facts["obj_label"])
+    ]
+    inside = np.array(inside, dtype=bool)
+    if not inside.all():
+        outside = facts[~inside].groupby("relation").size()
+        log.warning(
+            "%s: %d facts left out, their gold object not in the declared answer space: %s",
+            name,
+            int((~inside).sum()),
+            ", ".join(f"{relation} {n}" for relation, n in outside.items()),
+        )
+    return facts[inside]
+
+
+def normalised(scores: np.ndarray) -> np.ndarray:
+    """ℓ(c) = s(c) - logsumexp over the candidates, per row of ``scores[n, |C_r|]`` (float64)."""
+    top = scores.max(axis=1, keepdims=True)
+    return scores - (top + np.log(np.exp(scores - top).sum(axis=1, keepdims=True)))
+
+
+def probe_statements(
+    parts: dict,
+    scorer,
+    top_k: int,
+    pll: str = "within_word_l2r",
+    answer_spaces: dict[str, list[str]] | None = None,
+) -> Iterator[tuple[str, pa.Table, torch.Tensor]]:
+    """The statement score of the (fact, prompt) pairs of several parts (``name -> (facts,
+    prompts)``), a masked or causal scorer: for every pair and every candidate c of the relation's
+    candidate set C_r (``candidate_sets``) the statement (``fill_statement``: the prompt with the
+    subject in ``[X]`` and c in ``[Y]``, first character upper-cased) scored whole by the scoring
+    layer's ``statement_logprob`` (``pll``: a masked model's pseudo-log-likelihood). Yields per
+    part its name, a table of the ``probe`` contract (``obj_token_id`` and ``topk_ids`` are
+    columns of C_r, log-probs the normalised ℓ = s - logsumexp over C_r) and its rows' statement
+    scores s [rows, max |C_r|] (float64, NaN past a relation's |C_r|), which the selection stage
+    ranks by (``statement_logprobs``)."""
+    for name, (facts, prompts) in parts.items():
+        facts = in_answer_space(name, facts, answer_spaces)
+        pairs = pair_facts_with_prompts(facts, prompts)
+        if pairs.empty:
+            log.warning("%s: no (fact, prompt) pair to probe; the outputs are empty", name)
+            yield name, to_table(pa.table({column: [] for column in PROBE.columns}), PROBE), torch.empty((0, 0))
+            continue
+        sets = candidate_sets(pairs.drop_duplicates("fact_id"), answer_spaces)
+        width = max(len(labels) for labels in sets.values())
+        sizes = pairs["relation"].map({relation: len(labels) for relation, labels in sets.items()}).to_numpy()
+        statements = [
+            fill_statement(template, subject, label).text
+            for template, subject, relation in zip(pairs["template"], pairs["sub_label"], pairs["relation"])
+            for label in sets[relation]
+        ]
+        log.info(
+            "%s: %d (fact, prompt) pairs, %d statements (|C_r| %d to %d, %d relations), %s model",
+            name,
+            len(pairs),
+            len(statements),
+            int(sizes.min()),
+            int(sizes.max()),
+            len(sets),
+            scorer.kind,
+        )
+        flat = scorer.statement_logprob(statements, pll=pll)
+        del statements
+        scores = np.full((len(pairs), width), np.nan)
+        offsets = np.concatenate([[0], np.cumsum(sizes)])
+        gold, best, top_ids, top_values = [], [], [], []
+        k = min(top_k, width)
+        for row, relation in enumerate(pairs["relation"]):
+            labels = sets[relation]
+            values = flat[offsets[row] : offsets[row + 1]]
+            scores[row, : len(labels)] = values
+            ell = normalised(values[None])[0]
+            column = labels.index(pairs["obj_label"].iat[row])
+            order = np.argsort(-ell, kind="stable")
+            gold.append((column, ell[column], int((values > values[column]).sum())))
+            best.append(labels[order[0]])
+            chosen = order[:k]
+            top_ids.append(np.pad(chosen, (0, k - len(chosen)), constant_values=-1))
+            top_values.append(np.pad(ell[chosen], (0, k - len(chosen)), constant_values=np.nan))
+        columns, gold_logprobs, ranks = (np.array(values) for values in zip(*gold))
+        table = pa.Table.from_pandas(
+            pairs.assign(obj_token_id=columns.astype(np.int64))[list(PROBE.columns[:9])], preserve_index=False
+        )
+        for column, values in [
+            ("gold_logprob", pa.array(gold_logprobs.astype(np.float32))),
+            ("gold_rank", pa.array(ranks.astype(np.int32))),
+            ("prediction", pa.array(best, pa.string())),
+            ("topk_ids", rows_as_lists(np.array(top_ids, dtype=np.int32))),
+            ("topk_logprobs", rows_as_lists(np.array(top_values, dtype=np.float32))),
+            ("score", pa.array(["statement"] * len(pairs), pa.string())),
+        ]:
+            table = table.append_column(column, values)
+        yield name, to_table(table, PROBE), torch.from_numpy(scores)
+
+
+def statement_logprobs(scores: torch.Tensor) -> np.ndarray:
+    """The selection stage's ranking of a relation's rows under the statement score: the stored
+    statement scores s [n, max |C_r|] cut to the relation's |C_r| (the columns that are not NaN)
+    and normalised, ℓ = s - logsumexp over C_r: [n, |C_r|] float64."""
+    values = scores.numpy() if isinstance(scores, torch.Tensor) else np.asarray(scores)
+    if not len(values):
+        return values.astype(np.float64)
+    width = int((~np.isnan(values[0])).sum())
+    if np.isnan(values[:, :width]).any() or (~np.isnan(values[:, width:])).any():
+        raise KnowprobeError("statement scores of one relation's rows cover different candidate sets")
+    return normalised(values[:, :width].astype(np.float64))
 
 
 def right_context_counts(prompts: pd.DataFrame) -> pd.DataFrame:
