@@ -41,3 +41,8 @@ STUDY_HEADLINES["lpaqa"] = (
     "knowprobe.lpaqa.paper",
 )
 DEMO_CORPORA["lpaqa"] = rules.lpaqa_demo_corpus.output
+
+
+# a dry run says what each score of each run costs (docs/lpaqa.md, Scores)
+if is_plain_dry_run() and "lpaqa" in config["studies"]:
+    print_lpaqa_score_costs()

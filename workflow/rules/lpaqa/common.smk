@@ -504,3 +504,42 @@ def lpaqa_outputs():
     if PARAPHRASE_SETS:
         outputs.append(rules.lpaqa_paraphrase_stats.output[0])
     return outputs
+
+
+def print_lpaqa_score_costs():
+    """For a dry run: what each LPAQA run's score costs (pairs, inputs or statements, tokens, and
+    for the causal statement score tokens after prefix sharing), from the facts each run is probed
+    on and the prompt sets, where an earlier run made them (the tokens where the model is there)."""
+    from knowprobe import contracts
+    from knowprobe.lpaqa import cost, probe
+    from knowprobe.models import load_tokenizer
+
+    spaces = LPAQA["probe"]["statement"]["answer_space"]
+    spaces = probe.read_answer_space(spaces) if spaces else None
+    lines = []
+    for run, (model, score) in LPAQA_RUN_OF.items():
+        kind = config["models"][model]["kind"]
+        facts = {
+            (dataset, split): f"results/lpaqa/filtered/{run}/{dataset}/{split}.parquet"
+            for dataset in LPAQA_DATASETS
+            for split in LPAQA_SPLITS
+        }
+        prompts = {name: LPAQA_PROMPTS.format(prompt_set=name) for name in LPAQA_PROMPT_SETS}
+        missing = [path for path in [*facts.values(), *prompts.values()] if not Path(path).is_file()]
+        if missing:
+            lines.append(
+                f"{run} ({score}): counted once its facts and prompt sets exist ({len(missing)} files not made yet, "
+                f"e.g. {missing[0]}: snakemake --until lpaqa_filter_facts lpaqa_manual_prompts)"
+            )
+            continue
+        google_re = dict(LPAQA["google_re_relations"])
+        read_prompts = {name: contracts.read(path, contracts.PROMPTS) for name, path in prompts.items()}
+        parts = []
+        for (dataset, split), path in facts.items():
+            split_facts = contracts.read(path, contracts.MODEL_FACTS)
+            for name, table in read_prompts.items():
+                parts.append((split_facts, probe.prompts_for(table, google_re) if dataset == "google_re" else table))
+        directory = model_dir(model)
+        tokenizer = load_tokenizer(directory, kind) if Path(directory, "tokenizer_config.json").is_file() else None
+        lines.append(f"{run} ({score}): " + cost.run_cost(parts, score, kind, tokenizer, spaces).line(score, kind))
+    print("knowprobe: what each LPAQA score costs (docs/lpaqa.md, Scores):\n  " + "\n  ".join(lines), file=sys.stderr)
