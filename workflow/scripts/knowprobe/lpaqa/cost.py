@@ -62,25 +62,21 @@ def cost(
     only the pairs and inputs are counted."""
     pairs = pairs_of(facts, prompts)
     if score != "statement":
+        from .probe import next_token_prefix
+
+        pieces = zip(pairs["template"], pairs["sub_label"])
         if score == "mask":
-            texts = pd.unique(pairs["template"].str.cat(pairs["sub_label"], sep="\0"))
+            texts = list(dict.fromkeys((t, s.strip()) for t, s in pieces))
         else:
-            texts = pd.unique(
-                [
-                    t.split(OBJECT, 1)[0].replace(SUBJECT, s.strip()).rstrip()
-                    for t, s in zip(pairs["template"], pairs["sub_label"])
-                ]
-            )
+            texts = list(dict.fromkeys(next_token_prefix(t, s) for t, s in pieces))
         tokens = None
         if tokenizer is not None:
             if score == "mask":
-                filled = [
-                    text.split("\0")[0].replace(SUBJECT, text.split("\0")[1]).replace(OBJECT, tokenizer.mask_token)
-                    for text in texts
-                ]
+                filled = [t.replace(SUBJECT, s).replace(OBJECT, tokenizer.mask_token) for t, s in texts]
                 tokens = int(sum(map(len, tokenizer(filled)["input_ids"])))
             else:
-                tokens = int(sum(1 + len(ids) for ids in tokenizer(list(texts), add_special_tokens=False)["input_ids"]))
+                ids = tokenizer(texts, add_special_tokens=False)["input_ids"] if texts else []
+                tokens = int(sum(1 + len(i) for i in ids))  # the start token and the prefix
         return Cost(len(pairs), len(texts), tokens, None)
     from .probe import candidate_sets
 
