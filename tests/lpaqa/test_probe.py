@@ -334,3 +334,28 @@ def test_a_declared_answer_space_is_the_candidate_set(tmp_path, tiny_causal_mode
     path.write_text('{"P2": ["Rome", "Rome"]}')
     with pytest.raises(KnowprobeError, match="lists an object twice"):
         probe.read_answer_space(path)
+
+
+def test_a_next_token_probe_reads_an_earlier_probes_hidden_states(tmp_path, tiny_causal_models, monkeypatch):
+    """The seeded job under the next-token score: prefixes an earlier probe holds are read from its
+    files (only the LM head runs on them), the rest run through the model; the table is the one a
+    probe of the set alone gives."""
+    _, model, tokenizer = tiny_causal_models[1]
+    facts, prompts, candidates = benchmark(tokenizer)
+    scorer = CausalLM(model, tokenizer, ScoringSettings(device="cpu", batch_size=4))
+    first, hidden = probe.probe(facts, prompts.iloc[[0, 2]], scorer, candidates, 4)
+    paths = (tmp_path / "first.parquet", tmp_path / "first.st")
+    contracts.write(first, paths[0], contracts.PROBE)
+    probe.write_hidden(hidden, paths[1], first.num_rows)
+    para = pd.concat([prompts.iloc[[0]], prompts.iloc[[0]].assign(template="[X] has its capital , [Y] .")])
+    run = []
+    hidden_states = scorer.hidden_states
+    monkeypatch.setattr(scorer, "hidden_states", lambda batch: run.append(len(batch.starts)) or hidden_states(batch))
+    [(_, seeded, _)] = probe.probe_parts({"para": (facts, para)}, scorer, candidates, 4, [paths])
+    monkeypatch.undo()
+    alone, _ = probe.probe(facts, para, scorer, candidates, 4)
+    assert seeded.drop_columns(["gold_logprob", "topk_logprobs"]).equals(
+        alone.drop_columns(["gold_logprob", "topk_logprobs"])
+    )
+    np.testing.assert_allclose(seeded["gold_logprob"].to_numpy(), alone["gold_logprob"].to_numpy(), atol=1e-5)
+    assert sum(run) == 5  # the new prompt's P1 prefixes; the first prompt's came from the files
