@@ -539,7 +539,15 @@ def test_comps_alone_with_a_causal_model_runs(tmp_path):
         (lambda c: c["lpaqa"]["paraphrase"].update(beams=0), "config lpaqa.paraphrase.beams"),
         (
             lambda c: [model.update(kind="causal") for model in c["models"].values()],
-            "config models: LPAQA probes masked language models and none is configured",
+            "config lpaqa: LPAQA needs a masked model probed with the mask score",
+        ),
+        (
+            lambda c: c["lpaqa"].update(probe={"scores": {"masked": ["statement"]}}),
+            "config lpaqa: LPAQA needs a masked model probed with the mask score",
+        ),
+        (
+            lambda c: c["lpaqa"].update(probe={"scores": {"causal": ["mask"]}}),
+            "config lpaqa.probe.scores.causal.0: 'mask' is not one of",
         ),
         (lambda c: c["lpaqa"].update(models=["gpt2"]), "config lpaqa.models: 'gpt2' is not a key of models"),
         # issue 17: an unknown top-level key printed the whole schema and config (1,311 lines)

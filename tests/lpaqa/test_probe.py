@@ -103,11 +103,65 @@ def test_subject_holding_the_mask_token_is_an_error(tiny_bert, wordpiece_tokeniz
         probe.probe(facts, prompts, MaskedLM(tiny_bert, wordpiece_tokenizer), candidates, 3)
 
 
-def test_a_causal_model_is_refused(tiny_causal_models, wordpiece_tokenizer):
+def test_a_score_of_the_other_kind_is_refused(tiny_causal_models, tiny_bert, wordpiece_tokenizer):
     _, model, tokenizer = tiny_causal_models[0]
     facts, prompts, candidates = benchmark(wordpiece_tokenizer)
-    with pytest.raises(KnowprobeError, match="needs a model of kind masked"):
-        probe.probe(facts, prompts, CausalLM(model, tokenizer), candidates, 3)
+    with pytest.raises(
+        KnowprobeError, match="mask score ranks candidates at a mask token: it needs a model of kind masked"
+    ):
+        probe.probe(facts, prompts, CausalLM(model, tokenizer), candidates, 3, score="mask")
+    with pytest.raises(KnowprobeError, match="next_token score .* needs a model of kind causal"):
+        probe.probe(facts, prompts, MaskedLM(tiny_bert, wordpiece_tokenizer), candidates, 3, score="next_token")
+
+
+def test_next_token_prefix_drops_the_right_context():
+    assert probe.next_token_prefix("[X] was born in [Y] .", " Mozart ") == "Mozart was born in"
+    assert probe.next_token_prefix("[X] (born [Y]).", "Mozart") == "Mozart (born"
+    assert probe.next_token_prefix("[Y] is the capital of [X] .", "France") == ""
+    assert probe.object_at_end("[X] was born in [Y] .") and probe.object_at_end("[X] plays [Y]")
+    assert not probe.object_at_end("[X] (born [Y]).") and not probe.object_at_end("[Y] is the capital of [X] .")
+    prompts = pd.DataFrame(
+        {"relation": ["P1", "P1", "P2"], "template": ["[X] is in [Y] .", "[Y] holds [X] .", "[X] (born [Y])."]}
+    )
+    counts = probe.right_context_counts(prompts)
+    assert counts.to_dict("list") == {"relation": ["P1", "P2"], "prompts": [2, 1], "not_at_end": [1, 1]}
+
+
+@pytest.mark.parametrize("index", range(3), ids=["gpt2", "llama", "qwen2"])
+def test_next_token_probe_matches_a_full_forward_reference(tiny_causal_models, index, caplog):
+    """A causal LM's probe: each pair's prefix (BOS, EOS where a model has none, + the prompt's text
+    before [Y]) run whole, the
+    candidates' log-probs as the next token; the stored hidden states give them back through the
+    LM head, as the selection stage reads them."""
+    _, model, tokenizer = tiny_causal_models[index]
+    facts, prompts, candidates = benchmark(tokenizer)
+    prompts.loc[1, "template"] = "[X] , a city in [Y] , is old ."  # [Y] before the end: right context dropped
+    scorer = CausalLM(model, tokenizer, ScoringSettings(device="cpu", batch_size=3, max_tokens=64))
+    with caplog.at_level("INFO"):
+        table, hidden = probe.probe(facts, prompts, scorer, candidates, 5)
+    assert "1 of 3 prompts have [Y] before their end" in caplog.text
+    assert table.schema.equals(contracts.PROBE.arrow_schema()) and hidden.shape[0] == table.num_rows
+    table = table.to_pandas()
+    assert set(table["score"]) == {"next_token"}
+    candidate_ids = candidates["token_id"].to_numpy(copy=True)
+    start = [tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id]
+    with torch.no_grad():
+        for row in table.itertuples():
+            prefix = probe.next_token_prefix(row.template, row.sub_label)
+            ids = start + tokenizer(prefix, add_special_tokens=False)["input_ids"]
+            logprobs = torch.log_softmax(model(torch.tensor([ids])).logits[0, -1].float(), dim=-1)
+            restricted = logprobs[torch.from_numpy(candidate_ids)]
+            assert row.gold_logprob == pytest.approx(float(logprobs[row.obj_token_id]), abs=1e-4)
+            assert row.gold_rank == int((restricted > logprobs[row.obj_token_id]).sum())
+            assert row.topk_ids[0] == candidate_ids[int(restricted.argmax())]
+    again = scorer.candidate_logprobs_from_hidden(hidden, candidate_ids)
+    column = {int(t): c for c, t in enumerate(candidate_ids)}
+    gold = again[np.arange(len(table)), table["obj_token_id"].map(column).to_numpy()]
+    np.testing.assert_allclose(gold, table["gold_logprob"], atol=1e-5)
+    # the scoring layer's own next-token score gives the same
+    prefixes = [probe.next_token_prefix(t, s) for t, s in zip(table["template"], table["sub_label"])]
+    direct = scorer.next_token_logprobs(prefixes, candidate_ids, table["obj_token_id"].to_numpy())
+    np.testing.assert_allclose(direct.target_logprobs[:, 0], table["gold_logprob"], atol=1e-5)
 
 
 def test_hidden_states_round_trip_and_are_checked_against_their_table(tmp_path, tiny_bert, wordpiece_tokenizer):
@@ -247,3 +301,96 @@ def test_a_prompt_set_without_prompts_for_these_facts_gives_empty_outputs_and_sa
     assert table.num_rows == 0 and table.schema.equals(contracts.PROBE.arrow_schema())
     assert hidden.shape == (0, tiny_bert.config.hidden_size)
     assert "no prompt for any of the 2 relations" in caplog.text
+
+
+def statement_benchmark(tokenizer):
+    """``benchmark``'s facts with objects of several words (a closed candidate set needs no single
+    token)."""
+    facts, prompts, candidates = benchmark(tokenizer)
+    facts.loc[1, "obj_label"] = "New York"
+    facts.loc[6, "obj_label"] = "the capital of Austria"
+    facts.loc[7, "obj_label"] = "Salzburg"  # two P2 facts share a gold object
+    facts["obj_token_id"] = -1
+    return facts, prompts
+
+
+@pytest.mark.parametrize("kind", ["masked", "causal"])
+def test_statement_probe_ranks_each_relations_candidate_set(tiny_bert, wordpiece_tokenizer, tiny_causal_models, kind):
+    """The statement score: every candidate of C_r (the relation's distinct gold objects) filled
+    into the whole prompt and scored by the scoring layer; the table holds the gold's column, ℓ
+    and rank, and the stored scores give ℓ back for the selection stage."""
+    from knowprobe.statements import fill_statement
+
+    if kind == "masked":
+        scorer = MaskedLM(tiny_bert, wordpiece_tokenizer, ScoringSettings(device="cpu", batch_size=8))
+    else:
+        _, model, tokenizer = tiny_causal_models[0]
+        scorer = CausalLM(model, tokenizer, ScoringSettings(device="cpu", batch_size=8))
+    facts, prompts = statement_benchmark(scorer.tokenizer)
+    [(_, table, scores)] = probe.probe_statements({"part": (facts, prompts)}, scorer, top_k=3)
+    assert table.schema.equals(contracts.PROBE.arrow_schema())
+    table = table.to_pandas()
+    assert len(table) == 5 * 2 + 4 and set(table["score"]) == {"statement"}
+    sets = {"P1": sorted(facts["obj_label"][:5]), "P2": sorted(set(facts["obj_label"][5:]))}
+    assert len(sets["P2"]) == 3 and scores.shape == (14, 5) and scores.dtype == torch.float64
+    for row, stored in zip(table.itertuples(), scores.numpy()):
+        labels = sets[row.relation]
+        texts = [fill_statement(row.template, row.sub_label, label).text for label in labels]
+        want = scorer.statement_logprob(texts)
+        np.testing.assert_allclose(stored[: len(labels)], want, rtol=0, atol=1e-5)  # packed rows differ
+        assert np.isnan(stored[len(labels) :]).all()
+        ell = want - np.log(np.exp(want).sum())
+        gold = labels.index(row.obj_label)
+        assert row.obj_token_id == gold
+        assert row.gold_logprob == pytest.approx(ell[gold], abs=1e-5)
+        assert row.gold_rank == int((want > want[gold]).sum())
+        assert row.prediction == labels[int(np.argmax(want))] and row.topk_ids[0] == int(np.argmax(want))
+        np.testing.assert_allclose(row.topk_logprobs, np.sort(ell)[::-1][:3], atol=1e-5)
+    p2 = table["relation"].to_numpy() == "P2"
+    np.testing.assert_allclose(
+        probe.statement_logprobs(scores[p2]).max(axis=1), table.loc[p2, "topk_logprobs"].map(max), atol=1e-5
+    )
+
+
+def test_a_declared_answer_space_is_the_candidate_set(tmp_path, tiny_causal_models, caplog):
+    _, model, tokenizer = tiny_causal_models[0]
+    scorer = CausalLM(model, tokenizer, ScoringSettings(device="cpu"))
+    facts, prompts = statement_benchmark(tokenizer)
+    path = tmp_path / "space.json"
+    path.write_text('{"P2": ["Salzburg", "Europe", "Vienna", "Rome"]}')
+    spaces = probe.read_answer_space(path)
+    with caplog.at_level("WARNING"):
+        [(_, table, scores)] = probe.probe_statements({"part": (facts, prompts)}, scorer, 3, answer_spaces=spaces)
+    assert "1 facts left out, their gold object not in the declared answer space: P2 1" in caplog.text
+    table = table.to_pandas()
+    p2 = table[table["relation"] == "P2"]
+    assert len(p2) == 3 and p2["obj_token_id"].tolist() == [0, 0, 1]  # Salzburg, Salzburg, Europe in its order
+    assert (~np.isnan(scores[(table["relation"] == "P2").to_numpy()].numpy())).sum(axis=1).tolist() == [4, 4, 4]
+    path.write_text('{"P2": ["Rome", "Rome"]}')
+    with pytest.raises(KnowprobeError, match="lists an object twice"):
+        probe.read_answer_space(path)
+
+
+def test_a_next_token_probe_reads_an_earlier_probes_hidden_states(tmp_path, tiny_causal_models, monkeypatch):
+    """The seeded job under the next-token score: prefixes an earlier probe holds are read from its
+    files (only the LM head runs on them), the rest run through the model; the table is the one a
+    probe of the set alone gives."""
+    _, model, tokenizer = tiny_causal_models[1]
+    facts, prompts, candidates = benchmark(tokenizer)
+    scorer = CausalLM(model, tokenizer, ScoringSettings(device="cpu", batch_size=4))
+    first, hidden = probe.probe(facts, prompts.iloc[[0, 2]], scorer, candidates, 4)
+    paths = (tmp_path / "first.parquet", tmp_path / "first.st")
+    contracts.write(first, paths[0], contracts.PROBE)
+    probe.write_hidden(hidden, paths[1], first.num_rows)
+    para = pd.concat([prompts.iloc[[0]], prompts.iloc[[0]].assign(template="[X] has its capital , [Y] .")])
+    run = []
+    hidden_states = scorer.hidden_states
+    monkeypatch.setattr(scorer, "hidden_states", lambda batch: run.append(len(batch.starts)) or hidden_states(batch))
+    [(_, seeded, _)] = probe.probe_parts({"para": (facts, para)}, scorer, candidates, 4, [paths])
+    monkeypatch.undo()
+    alone, _ = probe.probe(facts, para, scorer, candidates, 4)
+    assert seeded.drop_columns(["gold_logprob", "topk_logprobs"]).equals(
+        alone.drop_columns(["gold_logprob", "topk_logprobs"])
+    )
+    np.testing.assert_allclose(seeded["gold_logprob"].to_numpy(), alone["gold_logprob"].to_numpy(), atol=1e-5)
+    assert sum(run) == 5  # the new prompt's P1 prefixes; the first prompt's came from the files

@@ -269,3 +269,132 @@ def test_every_method_from_stored_hidden_states_equals_full_forward_computation(
                 compared += len(right)
     assert max(gaps) < 1e-4
     assert compared == 2 * (25 + 8) * (2 * 5 + 2) and disagreements == 0
+
+
+def next_token_logprobs(model, tokenizer, prompts, facts, candidate_ids):
+    """``[prompt, fact, candidate]`` of a causal LM: one forward pass per pair over BOS and the
+    prompt's text before [Y] (the next-token score's definition)."""
+    from knowprobe.lpaqa.probe import next_token_prefix
+
+    out = np.empty((len(prompts), len(facts), len(candidate_ids)))
+    with torch.no_grad():
+        for p, template in enumerate(prompts["template"]):
+            for f, subject in enumerate(facts["sub_label"]):
+                prefix = next_token_prefix(template, subject)
+                ids = [tokenizer.bos_token_id] + tokenizer(prefix, add_special_tokens=False)["input_ids"]
+                logprobs = torch.log_softmax(model(torch.tensor([ids])).logits[0, -1].double(), dim=-1)
+                out[p, f] = logprobs[torch.tensor(np.array(candidate_ids))].numpy()
+    return out
+
+
+def test_every_method_of_a_causal_model_from_stored_hidden_states(tiny_causal_models):
+    """The next-token score: the selection stage's log-probs from the probe's stored hidden states
+    are those of a full forward pass per pair, and every method decides as the brute force does."""
+    from knowprobe.lpaqa import probe
+    from knowprobe.scoring import CausalLM, ScoringSettings
+
+    _, model, tokenizer = tiny_causal_models[0]
+    facts, prompts, candidates = brute_benchmark(tokenizer)
+    scorer = CausalLM(model, tokenizer, ScoringSettings(batch_size=7, device="cpu"))
+    probes = {}
+    for split in ["test", "train_dev"]:
+        table, hidden = probe.probe(facts[facts["split"] == split], prompts, scorer, candidates, top_k=3)
+        probes[split] = selection.ProbeSplit(table.to_pandas(), hidden)
+    candidate_ids = candidates["token_id"].to_numpy()
+    column_of = {int(t): c for c, t in enumerate(candidate_ids)}
+    train_dev = facts[facts["split"] == "train_dev"]
+    train_ids = set(train_dev.groupby("relation").head(32)["fact_id"])
+    settings = selection.SelectionSettings(max_k=3, opti=OptiSettings(max_epochs=30))
+
+    def candidate_logprobs(hidden):
+        return scorer.candidate_logprobs_from_hidden(hidden, candidate_ids)
+
+    disagreements, compared, gaps = 0, 0, []
+    for part in selection.relation_splits("trex", probes, train_ids, candidate_logprobs, column_of):
+        table, stats = selection.select_relation(
+            part.relation, part.train, part.evaluated, part.prompts["rank"].to_numpy(), settings, 7
+        )
+        rel_prompts = prompts[prompts["relation"] == part.relation].reset_index(drop=True)
+        train = train_dev[train_dev["fact_id"].isin(train_ids) & (train_dev["relation"] == part.relation)]
+        train_logprobs = next_token_logprobs(model, tokenizer, rel_prompts, train.sort_values("fact_id"), candidate_ids)
+        gaps.append(np.abs(train_logprobs - part.train.logprobs).max())
+        for (dataset, split), data in part.evaluated.items():
+            logprobs = next_token_logprobs(model, tokenizer, rel_prompts, data.facts, candidate_ids)
+            gaps.append(np.abs(logprobs - data.logprobs).max())
+            want = brute_methods(
+                data.logprobs,
+                data.facts["obj_token_id"].map(column_of).to_numpy(),
+                part.train.logprobs,
+                part.train.gold,
+                rel_prompts["rank"].to_numpy(),
+                stats["weight"],
+                settings.max_k,
+            )
+            got = table[(table["dataset"] == dataset) & (table["split"] == split)]
+            for method, right in want.items():
+                stage = got.loc[got["method"] == method, "correct"].to_numpy()
+                disagreements += int((stage != np.array(right)).sum())
+                compared += len(right)
+    assert max(gaps) < 1e-4
+    assert compared == 2 * (25 + 8) * (2 * 3 + 2) and disagreements == 0
+
+
+def test_every_method_under_the_statement_score_ranks_the_candidate_set(tiny_causal_models):
+    """The statement score: the selection stage ranks each split's C_r by ℓ = s - logsumexp over
+    C_r, recomputed here from the scoring layer's statement scores, and every method decides as the
+    brute force does on them (T-REx-train's train and dev parts share train_dev's C_r)."""
+    from knowprobe.lpaqa import probe
+    from knowprobe.scoring import CausalLM, ScoringSettings
+    from knowprobe.statements import fill_statement
+
+    _, model, tokenizer = tiny_causal_models[0]
+    facts, prompts, _ = brute_benchmark(tokenizer)
+    facts["obj_token_id"] = -1
+    scorer = CausalLM(model, tokenizer, ScoringSettings(device="cpu"))
+    probes = {}
+    for split in ["test", "train_dev"]:
+        parts = {split: (facts[facts["split"] == split], prompts)}
+        [(_, table, scores)] = probe.probe_statements(parts, scorer, top_k=3)
+        probes[split] = selection.ProbeSplit(table.to_pandas(), scores)
+    train_dev = facts[facts["split"] == "train_dev"]
+    train_ids = set(train_dev.groupby("relation").head(32)["fact_id"])
+    settings = selection.SelectionSettings(max_k=3, opti=OptiSettings(max_epochs=30))
+
+    def ell(rel_prompts, part_facts, labels):
+        texts = [
+            fill_statement(t, s, c).text
+            for t in rel_prompts["template"]
+            for s in part_facts["sub_label"]
+            for c in labels
+        ]
+        values = scorer.statement_logprob(texts).reshape(len(rel_prompts), len(part_facts), len(labels))
+        return values - np.log(np.exp(values).sum(axis=2, keepdims=True))
+
+    disagreements, compared, gaps = 0, 0, []
+    for part in selection.relation_splits("trex", probes, train_ids, probe.statement_logprobs, None):
+        table, stats = selection.select_relation(
+            part.relation, part.train, part.evaluated, part.prompts["rank"].to_numpy(), settings, 7
+        )
+        rel_prompts = prompts[prompts["relation"] == part.relation].reset_index(drop=True)
+        for (dataset, split), data in part.evaluated.items():
+            source = facts[(facts["split"] == ("test" if split == "test" else "train_dev"))]
+            labels = sorted(set(source.loc[source["relation"] == part.relation, "obj_label"]))
+            assert data.logprobs.shape == (5, len(data.gold), len(labels))
+            assert [labels[g] for g in data.gold] == data.facts["obj_label"].tolist()
+            gaps.append(np.abs(ell(rel_prompts, data.facts, labels) - data.logprobs).max())
+            want = brute_methods(
+                data.logprobs,
+                data.gold,
+                part.train.logprobs,
+                part.train.gold,
+                rel_prompts["rank"].to_numpy(),
+                stats["weight"],
+                settings.max_k,
+            )
+            got = table[(table["dataset"] == dataset) & (table["split"] == split)]
+            for method, right in want.items():
+                stage = got.loc[got["method"] == method, "correct"].to_numpy()
+                disagreements += int((stage != np.array(right)).sum())
+                compared += len(right)
+    assert max(gaps) < 1e-5
+    assert compared == 2 * (25 + 8) * (2 * 3 + 2) and disagreements == 0

@@ -71,3 +71,44 @@ def test_single_prompt_method_refuses_several_prompts():
     frame = pd.DataFrame({"relation": ["P1", "P1"], "prompt_id": [0, 1], "template": ["a", "b"], "micro": [0, 1]})
     with pytest.raises(KnowprobeError, match="relation P1 has 2 prompts"):
         tables.single_prompt_results(frame, "Man")
+
+
+def test_score_summary_lays_every_run_side_by_side():
+    from knowprobe.lpaqa.tables import score_summary
+
+    def rows(run, prompt_set, method, micro, dataset="trex"):
+        return [
+            dict(
+                model=run,
+                prompt_set=prompt_set,
+                method=method,
+                dataset=dataset,
+                split=split,
+                relation=r,
+                n_facts=10,
+                n_objects=3,
+                micro=micro,
+                macro=micro / 2,
+            )
+            for r in ("P1", "P2")
+            for split in ("test", "dev")
+        ]
+
+    results = pd.DataFrame(
+        rows("gpt@next_token", "manual", "Opti", 0.4)
+        + rows("gpt@next_token", "manual", "Top1", 0.3)
+        + rows("gpt@next_token", "manual", "Top1-linear", 0.9)  # not a method of this table
+        + rows("gpt@next_token", "-", "Majority", 0.2)
+        + rows("bert", "manual", "Top1", 0.5)
+        + rows("bert", "manual", "Top1", 0.25, dataset="google_re")
+    )
+    runs = {"bert": ("bert", "mask"), "gpt@next_token": ("gpt", "next_token")}
+    table = score_summary(results, runs)
+    assert table[["run", "score", "prompt_set", "method"]].values.tolist() == [
+        ["bert", "mask", "manual", "Top1"],
+        ["gpt@next_token", "next_token", "-", "Majority"],
+        ["gpt@next_token", "next_token", "manual", "Top1"],
+        ["gpt@next_token", "next_token", "manual", "Opti"],
+    ]
+    assert table["T-REx micro"].tolist() == [50.0, 20.0, 30.0, 40.0]
+    assert table["Google-RE macro"].iloc[0] == 12.5 and table["T-REx facts"].iloc[0] == 20

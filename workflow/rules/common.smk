@@ -62,7 +62,7 @@ if "--report" in sys.argv:
 # Path segments are names, never several directories: a model, dataset or prompt set name cannot
 # swallow a "/" and make two patterns match one file.
 wildcard_constraints:
-    model=r"[A-Za-z0-9][A-Za-z0-9._-]*",
+    model=r"[A-Za-z0-9][A-Za-z0-9._-]*(@[a-z_]+)?",
     fitted_on=r"[A-Za-z0-9][A-Za-z0-9._-]*",
     dataset=r"[a-z_]+",
     split="test|train_dev",

@@ -34,10 +34,15 @@ localrules:
 
 # what rule all asks for when lpaqa is in `studies`, and LPAQA's part of the demo models' corpus
 STUDY_OUTPUTS["lpaqa"] = lpaqa_outputs
-STUDY_MODEL_NAMES["lpaqa"] = LPAQA_MODELS
+STUDY_MODEL_NAMES["lpaqa"] = LPAQA_PROBED
 STUDY_HEADLINES["lpaqa"] = (
     "results/lpaqa/tables/table2.csv",
     "results/lpaqa/tables/table2.html",
     "knowprobe.lpaqa.paper",
 )
 DEMO_CORPORA["lpaqa"] = rules.lpaqa_demo_corpus.output
+
+
+# a dry run says what each score of each run costs (docs/lpaqa.md, Scores)
+if is_plain_dry_run() and "lpaqa" in config["studies"]:
+    print_lpaqa_score_costs()

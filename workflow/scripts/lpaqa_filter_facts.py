@@ -1,13 +1,16 @@
-"""Rule lpaqa_filter_facts: LAMA's filter for one model and dataset split; kept facts and drop counts."""
+"""Rule lpaqa_filter_facts: LAMA's filter for one run (a model under a score) and dataset split;
+kept facts and drop counts."""
 
 from knowprobe import contracts, vocab
 from knowprobe.io import rule_logging, write_csv
 from knowprobe.models import load_tokenizer
 
 with rule_logging(snakemake.log[0]):
-    tokenizer = load_tokenizer(snakemake.input.model, "masked")
+    tokenizer = load_tokenizer(snakemake.input.model, snakemake.params.kind)
     facts = contracts.read(snakemake.input.facts, contracts.FACTS)
     candidates = contracts.read(snakemake.input.candidates, contracts.CANDIDATES)
-    kept, dropped = vocab.filter_facts(facts, tokenizer, candidates["token_id"])
+    # a statement score ranks whole statements: objects of several tokens stay
+    single_token = snakemake.params.score != "statement"
+    kept, dropped = vocab.filter_facts(facts, tokenizer, candidates["token_id"], single_token)
     write_csv(dropped, snakemake.output.dropped)
     contracts.write(kept, snakemake.output.facts, contracts.MODEL_FACTS)

@@ -1,7 +1,9 @@
 """Rules lpaqa_probe and lpaqa_probe_seeded: log-probs of the candidates for every (fact, prompt)
-of one model's prompt sets on every dataset split, and each pair's final hidden state at the
-mask; the model is loaded once and each distinct input scored once for all of them (the seeded
-job reads the hidden states of inputs the first job scored)."""
+of one run's prompt sets on every dataset split (a model under one score: mask, next_token,
+statement), and each pair's final hidden state at the mask (the prefix's last token), or its
+statement scores over the relation's candidate set; the model is loaded once and each distinct
+input scored once for all of them (the seeded job reads the hidden states of inputs the first job
+scored)."""
 
 import torch
 
@@ -12,7 +14,10 @@ from knowprobe.lpaqa import probe
 with rule_logging(snakemake.log[0]) as log:
     torch.set_num_threads(snakemake.threads)
     candidates = contracts.read(snakemake.input.candidates, contracts.CANDIDATES)
-    scorer = scoring.load(snakemake.input.model, "masked", scoring.ScoringSettings(**snakemake.params.scoring))
+    score = snakemake.params.score
+    scorer = scoring.load(
+        snakemake.input.model, snakemake.params.kind, scoring.ScoringSettings(**snakemake.params.scoring)
+    )
     google_re = dict(snakemake.params.google_re_relations)
     facts = {
         f"{dataset}_{split}": contracts.read(snakemake.input[f"{dataset}_{split}"], contracts.MODEL_FACTS)
@@ -30,7 +35,15 @@ with rule_logging(snakemake.log[0]) as log:
         for key in snakemake.input.keys()
         if key.startswith("reused/") and not key.endswith("_hidden")
     ]
-    for name, table, hidden in probe.probe_parts(parts, scorer, candidates, snakemake.params.top_k, reused):
+    if score == "statement":
+        path = snakemake.params.answer_space
+        spaces = probe.read_answer_space(path) if path else None
+        if reused:
+            log.info("the statement score reads no earlier probe: every part's statements are scored here")
+        probed = probe.probe_statements(parts, scorer, snakemake.params.top_k, snakemake.params.pll, spaces)
+    else:
+        probed = probe.probe_parts(parts, scorer, candidates, snakemake.params.top_k, reused, score)
+    for name, table, hidden in probed:
         log.info(
             "%s: %d (fact, prompt) pairs; hidden states %s, %s", name, table.num_rows, tuple(hidden.shape), hidden.dtype
         )

@@ -1,30 +1,38 @@
 """Rule lpaqa_selection: Top-1, Top-K (log-linear, linear), Opti and Oracle (and for the sets of
 lpaqa.backward, Opti over the top-B objects with and without backward features) for every prompt
-set of one model, fitted on the train split of T-REx-train and evaluated on its dev split, the test
-sets and T-REx-UHN, from the probe's stored hidden states (the model's encoder does not run)."""
+set of one run (a model under a score), fitted on the train split of T-REx-train and evaluated on
+its dev split, the test sets and T-REx-UHN, from the probe's stored hidden states (the model's
+encoder does not run) or statement scores (no model runs)."""
 
 import pandas as pd
 import torch
 
 from knowprobe import contracts, scoring
 from knowprobe.io import KnowprobeError, rule_logging
-from knowprobe.lpaqa import selection, trex_train
+from knowprobe.lpaqa import probe, selection, trex_train
 
 with rule_logging(snakemake.log[0]) as log:
     torch.set_num_threads(snakemake.threads)
     settings = selection.SelectionSettings(
         max_k=snakemake.params.max_k, opti=selection.OptiSettings(**snakemake.params.opti)
     )
-    # only the LM head runs here, on the hidden states the probe kept
-    scorer = scoring.load(snakemake.input.model, "masked", scoring.ScoringSettings(**snakemake.params.scoring))
-    candidate_ids = contracts.read(snakemake.input.candidates, contracts.CANDIDATES)["token_id"].to_numpy()
-    column_of = {int(token): column for column, token in enumerate(candidate_ids)}
+    if snakemake.params.score == "statement":
+        # the probe kept each row's statement scores over its relation's C_r: no model runs here
+        candidate_logprobs, column_of = probe.statement_logprobs, None
+    else:
+        # only the LM head runs here, on the hidden states the probe kept
+        scorer = scoring.load(
+            snakemake.input.model, snakemake.params.kind, scoring.ScoringSettings(**snakemake.params.scoring)
+        )
+        candidate_ids = contracts.read(snakemake.input.candidates, contracts.CANDIDATES)["token_id"].to_numpy()
+        column_of = {int(token): column for column, token in enumerate(candidate_ids)}
+
+        def candidate_logprobs(hidden):
+            return scorer.candidate_logprobs_from_hidden(hidden, candidate_ids)
+
     facts = contracts.read(snakemake.input.trex_train, contracts.FACTS)
     train_ids = set(trex_train.split(facts, snakemake.params.train_share, snakemake.params.split_seed)[0]["fact_id"])
     uhn_ids = set(contracts.read(snakemake.input.uhn, contracts.FACTS)["fact_id"]) if snakemake.input.uhn else None
-
-    def candidate_logprobs(hidden):
-        return scorer.candidate_logprobs_from_hidden(hidden, candidate_ids)
 
     model = snakemake.wildcards.model
     for prompt_set in snakemake.params.prompt_sets:

@@ -6,11 +6,46 @@ import dataclasses
 from knowprobe.lpaqa.paraphrase import ParaphraseSettings
 
 LPAQA = config["lpaqa"]
-LPAQA_MODELS = models_of_kind(["masked"], "lpaqa.models", LPAQA["models"])
+# the models LPAQA probes (masked and causal), and its runs: each model under each score of its
+# kind (lpaqa.probe.scores). A run is named after its model for a masked model's mask score (the
+# paper's probe) and MODEL@SCORE for any other; the run name is the {model} of LPAQA's paths.
+LPAQA_PROBED = models_of_kind(["masked", "causal"], "lpaqa.models", LPAQA["models"])
+LPAQA_RUN_OF = {
+    (name if score == "mask" else f"{name}@{score}"): (name, score)
+    for name in LPAQA_PROBED
+    for score in LPAQA["probe"]["scores"][config["models"][name]["kind"]]
+}
+LPAQA_RUNS = list(LPAQA_RUN_OF)
+# the mask-score runs: what LAMA-UHN's filter, refinement, Mine+Para's seeds, backward features,
+# the cross-model tables and the paper's tables and figures read
+LPAQA_MODELS = [run for run, (_, score) in LPAQA_RUN_OF.items() if score == "mask"]
 LPAQA_DATASETS = LPAQA["datasets"]
 LPAQA_PROMPT_SETS = LPAQA["prompt_sets"]
 if "lpaqa" in config["studies"] and not LPAQA_MODELS:
-    raise WorkflowError("config models: LPAQA probes masked language models and none is configured")
+    raise WorkflowError(
+        "config lpaqa: LPAQA needs a masked model probed with the mask score (lpaqa.models, "
+        "lpaqa.probe.scores.masked): LAMA-UHN's filter, refinement and the paper's tables read its predictions"
+    )
+
+
+def lpaqa_model(run):
+    """The model of an LPAQA run (``run`` as ``{model}`` of LPAQA's paths)."""
+    if run not in LPAQA_RUN_OF:
+        raise WorkflowError(f"{run!r} is not an LPAQA run ({', '.join(LPAQA_RUNS)})")
+    return LPAQA_RUN_OF[run][0]
+
+
+def lpaqa_score(run):
+    return LPAQA_RUN_OF[run][1]
+
+
+def lpaqa_kind(run):
+    return config["models"][lpaqa_model(run)]["kind"]
+
+
+def lpaqa_model_input(wildcards):
+    return model_dir(lpaqa_model(wildcards.model))
+
 
 # Tables that several rules write, which consumers refer to by pattern: facts of a dataset split
 # (LAMA's test sets by lpaqa_import_facts, T-REx-train by lpaqa_trex_train) and prompt sets
@@ -139,10 +174,12 @@ def probe_input(prompt_sets, reused=()):
     def inputs(wildcards):
         found = {
             "candidates": expand(rules.lpaqa_candidate_ids.output[0], model=wildcards.model)[0],
-            "model": model_dir(wildcards.model),
+            "model": model_dir(lpaqa_model(wildcards.model)),
             "code": code("lpaqa_probe"),
         }
         found.update({f"prompts/{name}": LPAQA_PROMPTS.format(prompt_set=name) for name in prompt_sets})
+        if lpaqa_score(wildcards.model) == "statement" and LPAQA["probe"]["statement"]["answer_space"]:
+            found["answer_space"] = LPAQA["probe"]["statement"]["answer_space"]
         for dataset in LPAQA_DATASETS:
             for split in LPAQA_SPLITS:
                 keys = dict(model=wildcards.model, dataset=dataset, split=split)
@@ -160,7 +197,7 @@ def selection_input(wildcards):
     (its train/dev split is drawn here), T-REx-UHN, the model (its LM head) and its candidates."""
     inputs = {
         "candidates": expand(rules.lpaqa_candidate_ids.output[0], model=wildcards.model)[0],
-        "model": model_dir(wildcards.model),
+        "model": model_dir(lpaqa_model(wildcards.model)),
         "trex_train": rules.lpaqa_trex_train.output.facts,
         "uhn": rules.lpaqa_lama_uhn.output.facts if "trex" in LPAQA_DATASETS else [],
         "code": code("lpaqa_selection"),
@@ -168,7 +205,7 @@ def selection_input(wildcards):
     for prompt_set in LPAQA_PROMPT_SETS:
         keys = dict(model=wildcards.model, prompt_set=prompt_set)
         inputs.update({f"{prompt_set}/{name}": path for name, path in probe_files(prompt_set, wildcards.model).items()})
-        if prompt_set in BACKWARD_SETS:
+        if prompt_set in BACKWARD_SETS and wildcards.model in LPAQA_MODELS:
             backward = rules.lpaqa_backward.output.items()
             inputs.update({f"{prompt_set}/backward_{name}": expand(path, **keys)[0] for name, path in backward})
     return inputs
@@ -231,6 +268,8 @@ def paraphrase_settings():
 
 
 check_local("lpaqa.lama.data", LPAQA["lama"]["data"], "directory")
+if LPAQA["probe"]["statement"]["answer_space"] is not None:
+    check_local("lpaqa.probe.statement.answer_space", LPAQA["probe"]["statement"]["answer_space"], "file")
 check_local("lpaqa.lama.common_vocab", LPAQA["lama"]["common_vocab"], "file")
 check_local("lpaqa.trex_train.lpaqa", LPAQA["trex_train"]["lpaqa"], "directory")
 if any(name.startswith("lpaqa_") for name in LPAQA_PROMPT_SETS):
@@ -443,8 +482,8 @@ def paper_tables_input(wildcards):
 def lpaqa_outputs():
     outputs = [*rules.lpaqa_tables.output, *rules.lpaqa_baseline_figure.output]
     if LPAQA["trex_train"]["source"] != "none":
-        outputs += expand(LPAQA_SELECTION, model=LPAQA_MODELS, prompt_set=LPAQA_PROMPT_SETS)
-        outputs += [*rules.lpaqa_paper_tables.output]
+        outputs += expand(LPAQA_SELECTION, model=LPAQA_RUNS, prompt_set=LPAQA_PROMPT_SETS)
+        outputs += [*rules.lpaqa_paper_tables.output, *rules.lpaqa_score_tables.output]
         if "mine" in LPAQA_PROMPT_SETS:
             outputs += [*rules.lpaqa_paper_figures.output]
         if "refined" in LPAQA_PROMPT_SETS:
@@ -454,7 +493,7 @@ def lpaqa_outputs():
     # P@1 of every prompt of every set on the test sets
     outputs += expand(
         rules.lpaqa_evaluate.output[0],
-        model=LPAQA_MODELS,
+        model=LPAQA_RUNS,
         prompt_set=LPAQA_PROMPT_SETS,
         dataset=LPAQA_DATASETS,
         split="test",
@@ -465,3 +504,42 @@ def lpaqa_outputs():
     if PARAPHRASE_SETS:
         outputs.append(rules.lpaqa_paraphrase_stats.output[0])
     return outputs
+
+
+def print_lpaqa_score_costs():
+    """For a dry run: what each LPAQA run's score costs (pairs, inputs or statements, tokens, and
+    for the causal statement score tokens after prefix sharing), from the facts each run is probed
+    on and the prompt sets, where an earlier run made them (the tokens where the model is there)."""
+    from knowprobe import contracts
+    from knowprobe.lpaqa import cost, probe
+    from knowprobe.models import load_tokenizer
+
+    spaces = LPAQA["probe"]["statement"]["answer_space"]
+    spaces = probe.read_answer_space(spaces) if spaces else None
+    lines = []
+    for run, (model, score) in LPAQA_RUN_OF.items():
+        kind = config["models"][model]["kind"]
+        facts = {
+            (dataset, split): f"results/lpaqa/filtered/{run}/{dataset}/{split}.parquet"
+            for dataset in LPAQA_DATASETS
+            for split in LPAQA_SPLITS
+        }
+        prompts = {name: LPAQA_PROMPTS.format(prompt_set=name) for name in LPAQA_PROMPT_SETS}
+        missing = [path for path in [*facts.values(), *prompts.values()] if not Path(path).is_file()]
+        if missing:
+            lines.append(
+                f"{run} ({score}): counted once its facts and prompt sets exist ({len(missing)} files not made yet, "
+                f"e.g. {missing[0]}: snakemake --until lpaqa_filter_facts lpaqa_manual_prompts)"
+            )
+            continue
+        google_re = dict(LPAQA["google_re_relations"])
+        read_prompts = {name: contracts.read(path, contracts.PROMPTS) for name, path in prompts.items()}
+        parts = []
+        for (dataset, split), path in facts.items():
+            split_facts = contracts.read(path, contracts.MODEL_FACTS)
+            for name, table in read_prompts.items():
+                parts.append((split_facts, probe.prompts_for(table, google_re) if dataset == "google_re" else table))
+        directory = model_dir(model)
+        tokenizer = load_tokenizer(directory, kind) if Path(directory, "tokenizer_config.json").is_file() else None
+        lines.append(f"{run} ({score}): " + cost.run_cost(parts, score, kind, tokenizer, spaces).line(score, kind))
+    print("knowprobe: what each LPAQA score costs (docs/lpaqa.md, Scores):\n  " + "\n  ".join(lines), file=sys.stderr)

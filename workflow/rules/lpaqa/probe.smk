@@ -21,6 +21,10 @@ rule lpaqa_probe:
     params:
         scoring=scoring_settings(),
         top_k=LPAQA["probe"]["top_k"],
+        kind=lambda wildcards: lpaqa_kind(wildcards.model),
+        score=lambda wildcards: lpaqa_score(wildcards.model),
+        pll=LPAQA["probe"]["statement"]["pll"],
+        answer_space=LPAQA["probe"]["statement"]["answer_space"],
         google_re_relations=settings(LPAQA["google_re_relations"]),
         prompt_sets=FIRST_SETS,
         parts=[(dataset, split) for dataset in LPAQA_DATASETS for split in LPAQA_SPLITS],
@@ -43,6 +47,10 @@ rule lpaqa_probe_seeded:
     params:
         scoring=scoring_settings(),
         top_k=LPAQA["probe"]["top_k"],
+        kind=lambda wildcards: lpaqa_kind(wildcards.model),
+        score=lambda wildcards: lpaqa_score(wildcards.model),
+        pll=LPAQA["probe"]["statement"]["pll"],
+        answer_space=LPAQA["probe"]["statement"]["answer_space"],
         google_re_relations=settings(LPAQA["google_re_relations"]),
         prompt_sets=SEEDED_SETS,
         parts=[(dataset, split) for dataset in LPAQA_DATASETS for split in LPAQA_SPLITS],

@@ -45,7 +45,9 @@ rule lpaqa_selection:
         split_seed=LPAQA["trex_train"]["split_seed"],
         datasets=LPAQA_DATASETS,
         prompt_sets=LPAQA_PROMPT_SETS,
-        backward_sets=BACKWARD_SETS,
+        backward_sets=lambda wildcards: BACKWARD_SETS if wildcards.model in LPAQA_MODELS else [],
+        kind=lambda wildcards: lpaqa_kind(wildcards.model),
+        score=lambda wildcards: lpaqa_score(wildcards.model),
         backward_top=LPAQA["backward"]["top"],
     script:
         "../../scripts/lpaqa_selection.py"

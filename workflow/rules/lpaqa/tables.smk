@@ -5,15 +5,13 @@ rule lpaqa_tables:
     input:
         manual=expand(
             rules.lpaqa_evaluate.output[0],
-            model=LPAQA_MODELS,
+            model=LPAQA_RUNS,
             prompt_set="manual",
             dataset=LPAQA_DATASETS,
             split="test",
         ),
-        majority=expand(rules.lpaqa_majority.output[0], model=LPAQA_MODELS, dataset=LPAQA_DATASETS, split="test"),
-        dropped=expand(
-            rules.lpaqa_filter_facts.output.dropped, model=LPAQA_MODELS, dataset=LPAQA_DATASETS, split="test"
-        ),
+        majority=expand(rules.lpaqa_majority.output[0], model=LPAQA_RUNS, dataset=LPAQA_DATASETS, split="test"),
+        dropped=expand(rules.lpaqa_filter_facts.output.dropped, model=LPAQA_RUNS, dataset=LPAQA_DATASETS, split="test"),
         code=code("lpaqa_tables"),
     output:
         markdown="results/lpaqa/tables/baseline.md",
@@ -45,7 +43,7 @@ rule lpaqa_tables:
     conda:
         "../../../envs/lama.yaml"
     params:
-        models=LPAQA_MODELS,
+        models=LPAQA_RUNS,
         datasets=LPAQA_DATASETS,
     script:
         "../../scripts/lpaqa_tables.py"
@@ -92,3 +90,43 @@ localrules:
     lpaqa_tables,
     lpaqa_baseline_figure,
     lpaqa_paper_tables,
+
+
+# every run (a model under a score) side by side: Majority and the ensembles per prompt set
+rule lpaqa_score_tables:
+    input:
+        selection=expand(LPAQA_SELECTION, model=LPAQA_RUNS, prompt_set=LPAQA_PROMPT_SETS),
+        majority=expand(rules.lpaqa_majority.output[0], model=LPAQA_RUNS, dataset=LPAQA_DATASETS, split="test"),
+        prompts=expand(LPAQA_PROMPTS, prompt_set=LPAQA_PROMPT_SETS),
+        code=code("lpaqa_score_tables"),
+    output:
+        markdown="results/lpaqa/tables/scores.md",
+        csv=report_table(
+            "results/lpaqa/tables/scores.csv",
+            caption="lpaqa/scores.rst",
+            category="LPAQA",
+            subcategory="Results",
+            label="every model under every score (mask, next_token, statement): Majority and ensembles",
+            layout="results/lpaqa/tables/scores.md",
+        ),
+        latex="results/lpaqa/tables/scores.tex",
+        right_context=report_table(
+            "results/lpaqa/tables/right_context.csv",
+            caption="lpaqa/right_context.rst",
+            category="LPAQA",
+            subcategory="Data",
+            label="prompts whose [Y] is not at the end (next_token drops their right context)",
+        ),
+    log:
+        "logs/lpaqa/score_tables.log",
+    conda:
+        "../../../envs/lama.yaml"
+    params:
+        runs=[(run, list(pair)) for run, pair in LPAQA_RUN_OF.items()],
+        prompt_sets=LPAQA_PROMPT_SETS,
+    script:
+        "../../scripts/lpaqa_score_tables.py"
+
+
+localrules:
+    lpaqa_score_tables,

@@ -23,7 +23,7 @@ rule lpaqa_candidate_words:
 rule lpaqa_candidate_ids:
     input:
         words=[] if LPAQA["vocab"]["mode"] == "model" else rules.lpaqa_candidate_words.output[0],
-        model=model_input,
+        model=lpaqa_model_input,
         code=code("lpaqa_candidate_ids"),
     output:
         "results/lpaqa/vocab/{model}.parquet",
@@ -33,6 +33,7 @@ rule lpaqa_candidate_ids:
         "../../../envs/probe.yaml"
     params:
         mode=LPAQA["vocab"]["mode"],
+        kind=lambda wildcards: lpaqa_kind(wildcards.model),
     script:
         "../../scripts/lpaqa_candidate_ids.py"
 
@@ -41,7 +42,7 @@ rule lpaqa_filter_facts:
     input:
         facts=LPAQA_FACTS,
         candidates=rules.lpaqa_candidate_ids.output[0],
-        model=model_input,
+        model=lpaqa_model_input,
         code=code("lpaqa_filter_facts"),
     output:
         facts="results/lpaqa/filtered/{model}/{dataset}/{split}.parquet",
@@ -50,6 +51,9 @@ rule lpaqa_filter_facts:
         "logs/lpaqa/filter_facts/{model}/{dataset}/{split}.log",
     conda:
         "../../../envs/probe.yaml"
+    params:
+        kind=lambda wildcards: lpaqa_kind(wildcards.model),
+        score=lambda wildcards: lpaqa_score(wildcards.model),
     script:
         "../../scripts/lpaqa_filter_facts.py"
 

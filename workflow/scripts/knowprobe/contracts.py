@@ -119,24 +119,37 @@ CANDIDATES = contract(
 PROBE = contract(
     "probe",
     "One model's scores for every (fact, prompt) of a prompt set on a dataset split, rows sorted by "
-    "relation, prompt and fact; beside it, SPLIT.hidden.safetensors holds each row's final hidden "
-    "state at the mask, from which the selection stage recomputes every candidate's log-prob "
-    "without running the model again.",
+    "relation, prompt and fact, under one score (docs/lpaqa.md, Scores); beside it, "
+    "SPLIT.hidden.safetensors holds per row what the selection stage ranks the candidates by "
+    "without running the model again: the final hidden state at the mask (score mask) or at the "
+    "prefix's last token (next_token), from which the LM head gives every candidate's log-prob, or "
+    "the statement scores s(c) of the relation's candidate set C_r in its order (statement; float64, "
+    "NaN past |C_r|).",
     ("results/lpaqa/probe/*/*/*/*.parquet",),
     column("relation", pa.string(), "relation id"),
     column("fact_id", pa.string(), "the fact"),
     column("sub_label", pa.string(), "subject label"),
     column("obj_label", pa.string(), "gold object label"),
-    column("obj_token_id", pa.int64(), "gold object token id"),
+    column("obj_token_id", pa.int64(), "gold object token id (statement: the gold's column in C_r)"),
     column("prompt_id", pa.int32(), "row of the prompt set"),
     column("template", pa.string(), "the prompt"),
     column("source", pa.string(), "the prompt's source"),
     column("rank", pa.int32(), "the prompt's rank in its set (0 = the set's best)"),
-    column("gold_logprob", pa.float32(), "log-prob of the gold object at the mask, over the full vocabulary"),
+    column(
+        "gold_logprob",
+        pa.float32(),
+        "log-prob of the gold object at the mask (next_token: as the next token), over the full vocabulary; "
+        "statement: s(gold) - logsumexp of s over C_r",
+    ),
     column("gold_rank", pa.int32(), "candidates scoring strictly higher than the gold object (0: correct)"),
     column("prediction", pa.string(), "the best candidate word"),
-    column("topk_ids", pa.list_(pa.int32()), "the lpaqa.probe.top_k best candidates' token ids, best first"),
-    column("topk_logprobs", pa.list_(pa.float32()), "their log-probs"),
+    column(
+        "topk_ids",
+        pa.list_(pa.int32()),
+        "the lpaqa.probe.top_k best candidates' token ids (statement: columns in C_r), best first",
+    ),
+    column("topk_logprobs", pa.list_(pa.float32()), "their log-probs (statement: normalised over C_r)"),
+    column("score", pa.string(), "mask, next_token or statement: what ranks the candidates (docs/lpaqa.md)"),
 )
 PROMPT_METRICS = contract(
     "prompt_metrics",

@@ -122,7 +122,9 @@ def candidate_table(tokenizer, words: list[str] | None) -> pd.DataFrame:
     return frame
 
 
-def filter_facts(facts: pd.DataFrame, tokenizer, candidate_ids) -> tuple[pd.DataFrame, pd.DataFrame]:
+def filter_facts(
+    facts: pd.DataFrame, tokenizer, candidate_ids, single_token: bool = True
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """LAMA's filter. Returns the kept facts (with ``obj_token_id``) and the drop counts.
 
     A fact is kept when its object label is one token of the model that decodes back to the
@@ -130,17 +132,19 @@ def filter_facts(facts: pd.DataFrame, tokenizer, candidate_ids) -> tuple[pd.Data
     Of the facts kept, as LAMA evaluates them, only the first in file order of each (relation,
     subject label, object label) stays: distinct subjects that share a label would otherwise be
     probed, and counted, twice. The drop table has ``relation, reason, description, n`` with the
-    first failing reason.
+    first failing reason. ``single_token=False`` (scores that rank whole statements, whose objects
+    may be several tokens): only the judgments and duplicates are filtered, and ``obj_token_id``
+    is -1.
     """
     labels = sorted(facts["obj_label"].unique())
-    token_of = dict(zip(labels, _word_tokens(tokenizer, labels)))
+    token_of = dict(zip(labels, _word_tokens(tokenizer, labels) if single_token else [-1] * len(labels)))
     candidates = set(int(i) for i in candidate_ids)
 
     def reason(row) -> str | None:
         token = token_of[row.obj_label]
         if not isinstance(token, int):
             return token
-        if token not in candidates:
+        if single_token and token not in candidates:
             return "not_candidate"
         if row.judgments_no > row.judgments_yes:
             return "judgments"

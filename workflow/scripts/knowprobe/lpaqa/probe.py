@@ -25,7 +25,8 @@ import torch
 
 from ..contracts import PROBE, to_table
 from ..io import KnowprobeError
-from ..prompts import fill_template
+from ..prompts import OBJECT, SUBJECT, fill_template
+from ..statements import fill_statement
 
 log = logging.getLogger(__name__)
 
@@ -105,15 +106,46 @@ def pair_facts_with_prompts(facts: pd.DataFrame, prompts: pd.DataFrame) -> pd.Da
     return pairs.sort_values(["relation", "prompt_id", "fact_id"], kind="stable").reset_index(drop=True)
 
 
-def probe(facts: pd.DataFrame, prompts: pd.DataFrame, scorer, candidates: pd.DataFrame, top_k: int):
-    """Probe every (fact, prompt) pair with a masked LM scorer: a table of the ``probe`` contract
-    and the final hidden state at the mask of each of its rows."""
-    [(_, table, hidden)] = probe_parts({"part": (facts, prompts)}, scorer, candidates, top_k)
+SCORES = ("mask", "next_token", "statement")
+# what may follow [Y] for it to count as the prompt's end (a sentence's last punctuation)
+END_PUNCTUATION = ("", ".", "?", "!")
+
+
+def next_token_prefix(template: str, subject: str) -> str:
+    """The next-token score's input (LAMA's GPT connector): the prompt's text before ``[Y]``, the
+    subject filled, the right context dropped, trailing whitespace stripped (the candidate's
+    word-initial token carries its space)."""
+    return template.split(OBJECT, 1)[0].replace(SUBJECT, subject.strip()).rstrip()
+
+
+def object_at_end(template: str) -> bool:
+    """Whether ``[Y]`` ends the prompt: nothing after it but whitespace and one of ``.?!``."""
+    return template.split(OBJECT, 1)[1].strip() in END_PUNCTUATION
+
+
+def input_text(score: str, mask: str | None = None):
+    """The function filling a (template, subject) into the model's input under ``score``."""
+    if score == "mask":
+        return lambda template, subject: fill_template(template, subject, mask)
+    if score == "next_token":
+        return next_token_prefix
+    raise KnowprobeError(f"score {score!r} has no single input per (fact, prompt) (one of {', '.join(SCORES)})")
+
+
+def default_score(kind: str) -> str:
+    return "mask" if kind == "masked" else "next_token"
+
+
+def probe(facts: pd.DataFrame, prompts: pd.DataFrame, scorer, candidates: pd.DataFrame, top_k: int, score=None):
+    """Probe every (fact, prompt) pair (``score``: mask for a masked LM, next_token for a causal
+    one, the default of the scorer's kind): a table of the ``probe`` contract and the final
+    hidden state at the mask (the prefix's last token) of each of its rows."""
+    [(_, table, hidden)] = probe_parts({"part": (facts, prompts)}, scorer, candidates, top_k, score=score)
     return table, hidden
 
 
 def probe_parts(
-    parts: dict, scorer, candidates: pd.DataFrame, top_k: int, reused: list[tuple] = ()
+    parts: dict, scorer, candidates: pd.DataFrame, top_k: int, reused: list[tuple] = (), score: str | None = None
 ) -> Iterator[tuple[str, pa.Table, torch.Tensor]]:
     """Probe the (fact, prompt) pairs of several parts at once (each a prompt set on a dataset
     split: ``name -> (facts, prompts)``), each distinct input (a template filled with a subject)
@@ -122,10 +154,21 @@ def probe_parts(
     (one part at a time: a part's hidden states, one row per pair, are built only when it is
     yielded, so that the caller writes and drops them before the next). ``reused``: the
     ``(table, hidden states)`` files of earlier probes of the model: inputs they hold are not run
-    through the encoder again, only the LM head reads their hidden states (``known_inputs``)."""
-    if scorer.kind != "masked":
-        raise KnowprobeError("LPAQA's probe ranks candidates at a mask token: it needs a model of kind masked")
-    mask = scorer.tokenizer.mask_token
+    through the encoder again, only the LM head reads their hidden states (``known_inputs``).
+    ``score``: mask (a masked LM: the candidates at the mask token) or next_token (a causal LM:
+    the candidates as the next token after the prompt's text before ``[Y]``); None: the one of
+    the scorer's kind."""
+    score = score or default_score(scorer.kind)
+    needed = {"mask": "masked", "next_token": "causal"}.get(score)
+    if needed is None:
+        raise KnowprobeError(f"score {score!r}: probe_parts scores mask or next_token (statement: probe_statements)")
+    if scorer.kind != needed:
+        raise KnowprobeError(
+            f"LPAQA's {score} score ranks candidates "
+            + ("at a mask token" if score == "mask" else "as the next token")
+            + f": it needs a model of kind {needed}"
+        )
+    text_of = input_text(score, scorer.tokenizer.mask_token if score == "mask" else None)
     paired = {}
     for name, (facts, prompts) in parts.items():
         pairs = pair_facts_with_prompts(facts, prompts)
@@ -137,20 +180,21 @@ def probe_parts(
                 facts["relation"].nunique(),
             )
         paired[name] = pairs
-    texts = [
-        fill_template(t, s, mask) for pairs in paired.values() for t, s in zip(pairs["template"], pairs["sub_label"])
-    ]
+        if score == "next_token" and not pairs.empty:
+            log_right_context(name, pairs)
+    texts = [text_of(t, s) for pairs in paired.values() for t, s in zip(pairs["template"], pairs["sub_label"])]
     gold = np.concatenate([pairs["obj_token_id"].to_numpy(dtype=np.int64) for pairs in paired.values()] or [[]])
     log.info(
-        "probing %d (fact, prompt) pairs of %d parts: %d candidates, top_k=%d, device=%s, dtype=%s",
+        "probing %d (fact, prompt) pairs of %d parts (score %s): %d candidates, top_k=%d, device=%s, dtype=%s",
         len(texts),
         len(parts),
+        score,
         len(candidates),
         min(top_k, len(candidates)),
         scorer.device,
         next(scorer.model.parameters()).dtype,
     )
-    known = known_inputs(reused, set(texts), mask) if reused and texts else None
+    known = known_inputs(reused, set(texts), text_of) if reused and texts else None
     if reused:
         log.info("%d distinct inputs of these parts were scored by an earlier probe", len(known[0]) if known else 0)
     hidden_size = scorer.model.config.hidden_size
@@ -185,21 +229,194 @@ def probe_parts(
             ("prediction", pa.array([word_of[i] for i in topk_ids[:, 0]], pa.string())),
             ("topk_ids", rows_as_lists(topk_ids)),
             ("topk_logprobs", rows_as_lists(topk_logprobs)),
+            ("score", pa.array([score] * len(pairs), pa.string())),
         ]:
             table = table.append_column(column, values)
         yield name, to_table(table, PROBE), scores.hidden[torch.from_numpy(index)]
 
 
-def known_inputs(tables_and_hidden: list[tuple], needed: set[str], mask: str):
+def read_answer_space(path) -> dict[str, list[str]]:
+    """A declared answer space: a JSON object ``{relation: [object label, ...]}`` (each list
+    non-empty, without repeats)."""
+    import json
+    from pathlib import Path
+
+    try:
+        spaces = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise KnowprobeError(f"{path}: not a readable JSON answer space ({error})") from None
+    if not isinstance(spaces, dict):
+        raise KnowprobeError(f"{path}: an answer space is a JSON object {{relation: [object label, ...]}}")
+    for relation, labels in spaces.items():
+        if not isinstance(labels, list) or not labels or not all(isinstance(label, str) for label in labels):
+            raise KnowprobeError(f"{path}: relation {relation!r}: a non-empty list of object labels is needed")
+        if len(set(labels)) != len(labels):
+            raise KnowprobeError(f"{path}: relation {relation!r} lists an object twice")
+    return spaces
+
+
+def candidate_sets(facts: pd.DataFrame, answer_spaces: dict[str, list[str]] | None = None) -> dict[str, list[str]]:
+    """Each relation's candidate set C_r: its declared answer space, else the distinct gold
+    objects of its facts (sorted by label)."""
+    spaces = answer_spaces or {}
+    return {
+        relation: list(spaces[relation]) if relation in spaces else sorted(set(group))
+        for relation, group in facts.groupby("relation", sort=True)["obj_label"]
+    }
+
+
+def in_answer_space(name: str, facts: pd.DataFrame, answer_spaces: dict[str, list[str]] | None) -> pd.DataFrame:
+    """The facts whose gold object is in their relation's declared answer space (relations it does
+    not list keep all theirs); the others are counted in the log."""
+    if not answer_spaces:
+        return facts
+    inside = [
+        relation not in answer_spaces or label in answer_spaces[relation]
+        for relation, label in zip(facts["relation"], facts["obj_label"])
+    ]
+    inside = np.array(inside, dtype=bool)
+    if not inside.all():
+        outside = facts[~inside].groupby("relation").size()
+        log.warning(
+            "%s: %d facts left out, their gold object not in the declared answer space: %s",
+            name,
+            int((~inside).sum()),
+            ", ".join(f"{relation} {n}" for relation, n in outside.items()),
+        )
+    return facts[inside]
+
+
+def normalised(scores: np.ndarray) -> np.ndarray:
+    """ℓ(c) = s(c) - logsumexp over the candidates, per row of ``scores[n, |C_r|]`` (float64)."""
+    top = scores.max(axis=1, keepdims=True)
+    return scores - (top + np.log(np.exp(scores - top).sum(axis=1, keepdims=True)))
+
+
+def probe_statements(
+    parts: dict,
+    scorer,
+    top_k: int,
+    pll: str = "within_word_l2r",
+    answer_spaces: dict[str, list[str]] | None = None,
+) -> Iterator[tuple[str, pa.Table, torch.Tensor]]:
+    """The statement score of the (fact, prompt) pairs of several parts (``name -> (facts,
+    prompts)``), a masked or causal scorer: for every pair and every candidate c of the relation's
+    candidate set C_r (``candidate_sets``) the statement (``fill_statement``: the prompt with the
+    subject in ``[X]`` and c in ``[Y]``, first character upper-cased) scored whole by the scoring
+    layer's ``statement_logprob`` (``pll``: a masked model's pseudo-log-likelihood). Yields per
+    part its name, a table of the ``probe`` contract (``obj_token_id`` and ``topk_ids`` are
+    columns of C_r, log-probs the normalised ℓ = s - logsumexp over C_r) and its rows' statement
+    scores s [rows, max |C_r|] (float64, NaN past a relation's |C_r|), which the selection stage
+    ranks by (``statement_logprobs``)."""
+    for name, (facts, prompts) in parts.items():
+        facts = in_answer_space(name, facts, answer_spaces)
+        pairs = pair_facts_with_prompts(facts, prompts)
+        if pairs.empty:
+            log.warning("%s: no (fact, prompt) pair to probe; the outputs are empty", name)
+            yield name, to_table(pa.table({column: [] for column in PROBE.columns}), PROBE), torch.empty((0, 0))
+            continue
+        sets = candidate_sets(pairs.drop_duplicates("fact_id"), answer_spaces)
+        width = max(len(labels) for labels in sets.values())
+        sizes = pairs["relation"].map({relation: len(labels) for relation, labels in sets.items()}).to_numpy()
+        statements = [
+            fill_statement(template, subject, label).text
+            for template, subject, relation in zip(pairs["template"], pairs["sub_label"], pairs["relation"])
+            for label in sets[relation]
+        ]
+        log.info(
+            "%s: %d (fact, prompt) pairs, %d statements (|C_r| %d to %d, %d relations), %s model",
+            name,
+            len(pairs),
+            len(statements),
+            int(sizes.min()),
+            int(sizes.max()),
+            len(sets),
+            scorer.kind,
+        )
+        flat = scorer.statement_logprob(statements, pll=pll)
+        del statements
+        scores = np.full((len(pairs), width), np.nan)
+        offsets = np.concatenate([[0], np.cumsum(sizes)])
+        gold, best, top_ids, top_values = [], [], [], []
+        k = min(top_k, width)
+        for row, relation in enumerate(pairs["relation"]):
+            labels = sets[relation]
+            values = flat[offsets[row] : offsets[row + 1]]
+            scores[row, : len(labels)] = values
+            ell = normalised(values[None])[0]
+            column = labels.index(pairs["obj_label"].iat[row])
+            order = np.argsort(-ell, kind="stable")
+            gold.append((column, ell[column], int((values > values[column]).sum())))
+            best.append(labels[order[0]])
+            chosen = order[:k]
+            top_ids.append(np.pad(chosen, (0, k - len(chosen)), constant_values=-1))
+            top_values.append(np.pad(ell[chosen], (0, k - len(chosen)), constant_values=np.nan))
+        columns, gold_logprobs, ranks = (np.array(values) for values in zip(*gold))
+        table = pa.Table.from_pandas(
+            pairs.assign(obj_token_id=columns.astype(np.int64))[list(PROBE.columns[:9])], preserve_index=False
+        )
+        for column, values in [
+            ("gold_logprob", pa.array(gold_logprobs.astype(np.float32))),
+            ("gold_rank", pa.array(ranks.astype(np.int32))),
+            ("prediction", pa.array(best, pa.string())),
+            ("topk_ids", rows_as_lists(np.array(top_ids, dtype=np.int32))),
+            ("topk_logprobs", rows_as_lists(np.array(top_values, dtype=np.float32))),
+            ("score", pa.array(["statement"] * len(pairs), pa.string())),
+        ]:
+            table = table.append_column(column, values)
+        yield name, to_table(table, PROBE), torch.from_numpy(scores)
+
+
+def statement_logprobs(scores: torch.Tensor) -> np.ndarray:
+    """The selection stage's ranking of a relation's rows under the statement score: the stored
+    statement scores s [n, max |C_r|] cut to the relation's |C_r| (the columns that are not NaN)
+    and normalised, ℓ = s - logsumexp over C_r: [n, |C_r|] float64."""
+    values = scores.numpy() if isinstance(scores, torch.Tensor) else np.asarray(scores)
+    if not len(values):
+        return values.astype(np.float64)
+    width = int((~np.isnan(values[0])).sum())
+    if np.isnan(values[:, :width]).any() or (~np.isnan(values[:, width:])).any():
+        raise KnowprobeError("statement scores of one relation's rows cover different candidate sets")
+    return normalised(values[:, :width].astype(np.float64))
+
+
+def right_context_counts(prompts: pd.DataFrame) -> pd.DataFrame:
+    """Per relation: prompts, and those whose ``[Y]`` is not at the end (``object_at_end``), whose
+    right context the next-token score drops."""
+    frame = prompts[["relation", "template"]].drop_duplicates()
+    frame = frame.assign(not_at_end=~frame["template"].map(object_at_end))
+    counts = frame.groupby("relation", sort=True)["not_at_end"].agg(prompts="size", not_at_end="sum")
+    return counts.reset_index().astype({"prompts": "int64", "not_at_end": "int64"})
+
+
+def log_right_context(name: str, pairs: pd.DataFrame) -> None:
+    """The next-token score's count of prompts (and pairs) whose right context it drops."""
+    prompts = pairs.drop_duplicates("prompt_id")
+    dropped = prompts[~prompts["template"].map(object_at_end)]
+    affected = int(pairs["prompt_id"].isin(dropped["prompt_id"]).sum())
+    log.info(
+        "%s: %d of %d prompts have [Y] before their end; the next-token score drops their right context "
+        "(%d of %d pairs)%s",
+        name,
+        len(dropped),
+        len(prompts),
+        affected,
+        len(pairs),
+        f", e.g. {dropped['template'].iloc[0]!r}" if len(dropped) else "",
+    )
+
+
+def known_inputs(tables_and_hidden: list[tuple], needed: set[str], text_of):
     """The inputs among ``needed`` that earlier probe tables hold, with their hidden states: read
     from ``(table path, hidden path)`` pairs, only the rows of those inputs (a prompt's rows lie
-    together in a table, so they are read as a few runs of rows). None where there are none."""
+    together in a table, so they are read as a few runs of rows); ``text_of(template, subject)``
+    the input of a row (``input_text``). None where there are none."""
     from ..contracts import read
 
     remaining, texts, states = set(needed), [], []
     for table_path, hidden_path in tables_and_hidden:
         table = read(table_path, PROBE, columns=["template", "sub_label"])
-        filled = [fill_template(t, s, mask) for t, s in zip(table["template"], table["sub_label"])]
+        filled = [text_of(t, s) for t, s in zip(table["template"], table["sub_label"])]
         wanted = np.flatnonzero([text in remaining for text in filled])
         if not len(wanted):
             continue

@@ -320,12 +320,15 @@ class ProbeSplit:
     def relations(self) -> set[str]:
         return set(self.table["relation"])
 
-    def relation_data(self, relation: str, candidate_logprobs, column_of: dict[int, int]):
+    def relation_data(self, relation: str, candidate_logprobs, column_of: dict[int, int] | None):
         """One relation's ``RelationData`` (log-probs of every candidate, recomputed from the stored
-        hidden states by ``candidate_logprobs(hidden) -> [n, candidates]``) and its prompts."""
+        hidden states by ``candidate_logprobs(hidden) -> [n, candidates]``) and its prompts.
+        ``column_of``: a gold token id's candidate column; None where ``obj_token_id`` is the
+        column already (the statement score's, a column of the relation's C_r)."""
         grid, prompts, facts = relation_grid(self.table, relation)
         logprobs = candidate_logprobs(self.hidden[torch.from_numpy(grid.ravel())])
-        gold = facts["obj_token_id"].map(column_of).to_numpy()
+        golds = facts["obj_token_id"]
+        gold = (golds if column_of is None else golds.map(column_of)).to_numpy()
         return RelationData(logprobs.reshape(*grid.shape, -1), gold, facts), prompts
 
 
@@ -368,7 +371,7 @@ def relation_splits(
     probes: dict[str, ProbeSplit],
     train_ids: set[str],
     candidate_logprobs,
-    column_of: dict[int, int],
+    column_of: dict[int, int] | None,
     uhn_ids: set[str] | None = None,
     backward: dict[str, pd.DataFrame] | None = None,
     b: int = 0,

@@ -67,3 +67,36 @@ def summary(per_relation: pd.DataFrame) -> pd.DataFrame:
 
 def score_columns(frame: pd.DataFrame) -> list[str]:
     return [c for c in frame.columns if c.endswith((" micro", " macro"))]
+
+
+# the methods of the score table: the baseline, then the paper's Top-1, Top-3, Top-5, Opti, Oracle
+SCORE_METHODS = ["Majority", "Top1", "Top3", "Top5", "Opti", "Oracle"]
+
+
+def score_summary(results: pd.DataFrame, runs: dict[str, tuple[str, str]]) -> pd.DataFrame:
+    """Every run's test P@1 (%) per prompt set and method, averaged over relations: one row per
+    (run, prompt set, method) of ``SCORE_METHODS``, with the run's model and score beside its name
+    (``runs``: run -> (model, score)), each dataset's micro and macro side by side. ``results``:
+    rows of the ``results`` contract (selection and Majority), ``model`` the run."""
+    rows = results[(results["split"] == "test") & results["method"].isin(SCORE_METHODS)]
+    averaged = average_over_relations(rows, keys=["model", "prompt_set", "method", "dataset"])
+    out = []
+    for (run, prompt_set, method), group in averaged.groupby(["model", "prompt_set", "method"], sort=False):
+        model, score = runs.get(run, (run, "mask"))
+        row = {"run": run, "model": model, "score": score, "prompt_set": prompt_set, "method": method}
+        for item in group.sort_values("dataset", key=lambda d: d.map(dataset_order)).itertuples():
+            name = DATASET_NAMES.get(item.dataset, item.dataset)
+            row[f"{name} micro"] = round(100 * item.micro, 1)
+            row[f"{name} macro"] = round(100 * item.macro, 1)
+            row[f"{name} facts"] = item.n_facts
+        out.append(row)
+    frame = pd.DataFrame(out)
+    if frame.empty:
+        return frame
+    run_order = {run: i for i, run in enumerate(runs)}
+    method_order = {method: i for i, method in enumerate(SCORE_METHODS)}
+    frame["_run"] = frame["run"].map(lambda r: run_order.get(r, len(run_order)))
+    frame["_set"] = (frame["prompt_set"] != "-").astype(int)
+    frame["_method"] = frame["method"].map(method_order)
+    frame = frame.sort_values(["_run", "_set", "prompt_set", "_method"], kind="stable")
+    return frame.drop(columns=["_run", "_set", "_method"]).reset_index(drop=True)

@@ -23,11 +23,20 @@ from ..io import KnowprobeError
 from .runtime import (
     CandidateScores,
     ModelRunner,
+    SlotAccumulator,
+    SlotScores,
     as_targets,
     candidate_scores,
+    check_pll,
+    check_spans,
+    distinct_inputs,
     empty_candidate_scores,
+    overlaps,
     quoted,
+    rows_by_distinct,
+    rows_of,
     run_batches,
+    score_slots,
 )
 
 log = logging.getLogger(__name__)
@@ -111,12 +120,15 @@ class CausalLM(ModelRunner):
             return self.full_logits(batch)[row_index, where]
         return self.head(self.hidden_states(batch)[row_index, where])
 
-    def encode(self, texts: list[str]) -> tuple[list[list[int]], list[list[tuple[int, int]]]]:
-        """Token ids after the start token, and each token's character span (the start token's is
-        empty at 0)."""
+    def encode(
+        self, texts: list[str], start: list[int] | None = None
+    ) -> tuple[list[list[int]], list[list[tuple[int, int]]]]:
+        """Token ids after the start token (``start``: these instead of the scorer's own), and each
+        token's character span (the start token's is empty at 0)."""
+        start = self.start if start is None else start
         encoding = self.tokenizer(list(texts), add_special_tokens=False, return_offsets_mapping=True)
-        ids = [self.start + list(i) for i in encoding["input_ids"]]
-        offsets = [[(0, 0)] * len(self.start) + list(o) for o in encoding["offset_mapping"]]
+        ids = [start + list(i) for i in encoding["input_ids"]]
+        offsets = [[(0, 0)] * len(start) + list(o) for o in encoding["offset_mapping"]]
         for sequence, text in zip(ids, texts):
             self.check_length(sequence, text)
         return ids, offsets
@@ -185,6 +197,61 @@ class CausalLM(ModelRunner):
             totals = self.packed_logprobs(prefix_tree_rows(ids, scored, width, self.pad_id, share_prefixes))
         return self.finite(totals, "log-likelihoods")
 
+    @property
+    def statement_start(self) -> list[int]:
+        """The token every statement is scored after: the model's BOS token, whatever
+        ``start_token`` says; for a model without one (Qwen2) its EOS token, as
+        lm-evaluation-harness's prefix token (a text boundary the model was trained on)."""
+        for token in (self.tokenizer.bos_token_id, self.tokenizer.eos_token_id):
+            if token is not None:
+                return [token]
+        raise KnowprobeError(
+            f"{type(self.model).__name__}: its tokenizer has neither a BOS nor an EOS token to score a statement after"
+        )
+
+    def statement_logprob(
+        self,
+        statements: list[str],
+        answer_spans: list[tuple[int, int]] | None = None,
+        *,
+        pll: str = "within_word_l2r",
+        share_prefixes: bool = True,
+    ) -> np.ndarray:
+        """The causal statement score: the sum over the statement's tokens of log P(token | start
+        token, earlier tokens), the start token (``statement_start``: BOS, else EOS) put before
+        every statement whatever ``start_token`` and the tokenizer say (lm-pub-quiz 0.3.3 with
+        ``ensure_bos_token_added=True``; lm-evaluation-harness's ``loglikelihood("", statement)``).
+        With ``answer_spans`` (the answer's character offsets in each statement), the answer-only
+        (``conditional``) score: from the first token whose characters overlap the answer to the
+        statement's end (a space the tokenizer emits as a token of its own before the answer is
+        not scored). ``pll`` is the masked scorer's and not read here (one call for both kinds).
+        Each distinct (statement, span) is scored once; statements share their token prefixes in
+        packed rows (``conditional_logprob``). float64, aligned with ``statements``."""
+        check_pll(pll)
+        statements = list(statements)
+        spans = check_spans(statements, answer_spans)
+        if not statements:
+            return np.zeros(0, dtype=np.float64)
+        index, distinct = distinct_inputs([f"{b}:{e}:{text}" for text, (b, e) in zip(statements, spans)])
+        first = np.zeros(len(distinct), dtype=np.int64)
+        first[index] = np.arange(len(statements))  # a representative input of each distinct one
+        texts = [statements[i] for i in first]
+        ids, offsets = self.encode(texts, self.statement_start)
+        scored = []
+        for i, token_spans in enumerate(offsets):
+            begin, end = spans[first[i]] if answer_spans is not None else (0, len(texts[i]))
+            where = next((p for p, span in enumerate(token_spans) if p >= 1 and overlaps(span, begin, end)), None)
+            if where is None:
+                what = f"answer {texts[i][begin:end]!r} of" if answer_spans is not None else "statement"
+                raise KnowprobeError(f"{what} {texts[i]!r} has no tokens to score")
+            scored.append(where)
+        width = self.packing_width(max((len(sequence) for sequence in ids), default=1))
+        if width is None:
+            totals = self.padded_logprobs(ids, scored)
+        else:
+            totals = self.packed_logprobs(prefix_tree_rows(ids, scored, width, self.pad_id, share_prefixes))
+        return self.finite(totals, "statement log-likelihoods")[index]
+
     def padded_logprobs(self, ids: list[list[int]], scored: list[int]) -> np.ndarray:
         """Each text's log-prob of its tokens from ``scored[i]`` on, every text run whole in
         padded, length-sorted batches."""
@@ -232,10 +299,13 @@ class CausalLM(ModelRunner):
         run_batches(np.full(n_rows, width), score, self.settings, desc="continuation (packed rows)", unit="row")
         return totals.cpu().numpy()
 
-    def candidate_logprobs(self, prefixes: list[str], candidate_ids, targets=None, top_k: int = 1) -> CandidateScores:
+    def candidate_logprobs(
+        self, prefixes: list[str], candidate_ids, targets=None, top_k: int = 1, start: list[int] | None = None
+    ) -> CandidateScores:
         """The next token after each prefix: log-probs of the target tokens (one id per prefix,
-        or an [n, t] array) with their ranks among the candidates, and the ``top_k`` best."""
-        ids, _ = self.encode(prefixes)
+        or an [n, t] array) with their ranks among the candidates, and the ``top_k`` best.
+        ``start``: the tokens before each prefix (default: the scorer's start token)."""
+        ids, _ = self.encode(prefixes, start)
         empty = [text for text, sequence in zip(prefixes, ids) if not sequence]
         if empty:
             raise KnowprobeError(f"{empty[0]!r}: an empty prefix, and no start token to predict from")
@@ -256,6 +326,97 @@ class CausalLM(ModelRunner):
         lengths = np.fromiter((len(s) for s in ids), dtype=np.int64, count=len(ids))
         run_batches(lengths, score, self.settings, desc="next token")
         return self.finite(out, "next-token log-probs")
+
+    def next_token_logprobs(self, prefixes: list[str], candidate_ids, targets=None, top_k: int = 1) -> CandidateScores:
+        """The next-token score: ``candidate_logprobs`` after the statement start token
+        (``statement_start``) and the prefix, whatever ``start_token`` says, so that a
+        single-token candidate's log-prob is the answer-only statement score of the prefix
+        followed by it (docs/scoring.md, "Statement scores")."""
+        return self.candidate_logprobs(prefixes, candidate_ids, targets, top_k, start=self.statement_start)
+
+    def slot_scores(
+        self,
+        prefixes: list[str],
+        candidate_ids,
+        targets=None,
+        top_k: int = 1,
+        keep_hidden: bool = False,
+        known: tuple[list[str], torch.Tensor] | None = None,
+    ) -> SlotScores:
+        """``next_token_logprobs`` as ``MaskedLM.slot_scores`` gives the scores at a mask: the next
+        token after the statement start token (``statement_start``) and each prefix, each
+        distinct prefix run once; with ``keep_hidden`` the final
+        hidden state at the prefix's last token (in the model's dtype), from which
+        ``candidate_logprobs_from_hidden`` gives every candidate's log-prob later. ``known``:
+        prefixes whose hidden states are already at hand, which only the LM head then reads."""
+        if self.head is None:
+            raise KnowprobeError(f"{type(self.model).__name__}: no known plain LM head to read stored hidden states")
+        index, distinct = distinct_inputs(prefixes)
+        target_array = as_targets(targets, len(prefixes))
+        top_k = min(top_k, len(candidate_ids))
+        targets_n = 0 if target_array is None else target_array.shape[1]
+        accumulator = SlotAccumulator(len(prefixes), len(distinct), targets_n, top_k, self.device, keep_hidden)
+        candidates = self.to_device(np.asarray(candidate_ids, dtype=np.int64))
+        order, starts = rows_by_distinct(index, len(distinct))
+        known_row = {text: row for row, text in enumerate(known[0])} if known is not None else {}
+        from_known = np.array([text in known_row for text in distinct], dtype=bool)
+
+        @torch.inference_mode()
+        def score(batch: np.ndarray, states: torch.Tensor) -> None:
+            rows, position = rows_of(order, starts, batch)
+            batch_targets = None if target_array is None else self.to_device(target_array[rows])
+            batch_t = self.to_device(batch)
+            logits = self.head(states)
+            score_slots(
+                logits, batch_t, self.to_device(rows), self.to_device(position), candidates, batch_targets, accumulator
+            )
+            accumulator.add_hidden(batch_t, states)
+
+        if from_known.any():
+            rows_known = np.flatnonzero(from_known)
+            source = torch.as_tensor([known_row[distinct[i]] for i in rows_known], dtype=torch.long)
+            for start in range(0, len(rows_known), self.settings.batch_size):
+                batch = rows_known[start : start + self.settings.batch_size]
+                score(batch, known[1][source[start : start + len(batch)]].to(self.device))
+        encoded_rows = np.flatnonzero(~from_known)
+        encoded, _ = self.encode([distinct[i] for i in encoded_rows], self.statement_start)
+        empty = [distinct[encoded_rows[i]] for i, sequence in enumerate(encoded) if not sequence]
+        if empty:
+            raise KnowprobeError(f"{empty[0]!r}: an empty prefix, and no start token to predict from")
+
+        @torch.inference_mode()
+        def encode(local: np.ndarray) -> None:
+            sequences = [encoded[i] for i in local]
+            batch = self.pad(sequences)
+            rows = torch.arange(len(local), device=self.device)
+            last = self.to_device(batch.starts + np.array([len(s) - 1 for s in sequences], dtype=np.int64))
+            score(encoded_rows[local], self.hidden_states(batch)[rows, last])
+
+        lengths = np.fromiter((len(ids) for ids in encoded), dtype=np.int64, count=len(encoded))
+        run_batches(lengths, encode, self.settings, desc="next token")
+        log.info(
+            "scored %d prefixes: %d distinct, %d of them from known hidden states",
+            len(prefixes),
+            len(distinct),
+            int(from_known.sum()),
+        )
+        return self.finite(accumulator.result(index), "next-token log-probs")
+
+    @torch.inference_mode()
+    def candidate_logprobs_from_hidden(self, hidden: torch.Tensor, candidate_ids, chunk: int = 4096) -> np.ndarray:
+        """Log-probs (normalised over the whole vocabulary) of the candidates as the next token,
+        from final hidden states kept by ``slot_scores(..., keep_hidden=True)``: [n, candidates]
+        float32, as the probe computed them, without running the model."""
+        if self.head is None:
+            raise KnowprobeError(
+                f"{type(self.model).__name__}: no known plain LM head to apply to stored hidden states"
+            )
+        candidates = self.to_device(np.asarray(candidate_ids, dtype=np.int64))
+        out = np.empty((len(hidden), len(candidates)), dtype=np.float32)
+        for start in range(0, len(hidden), chunk):
+            logits = self.head(hidden[start : start + chunk].to(self.device))
+            out[start : start + chunk] = torch.log_softmax(logits.float(), dim=-1)[:, candidates].cpu().numpy()
+        return out
 
 
 class TreeRows(NamedTuple):

@@ -1,0 +1,122 @@
+"""What each LPAQA score costs a run, counted before it runs (a dry run prints it): the inputs a
+model reads and the tokens it runs, from the facts and prompt sets the probe will pair.
+
+- ``mask``: one input per distinct (prompt, subject), the template filled with the mask token.
+- ``next_token``: one input per distinct prefix (the prompt's text before [Y], the subject filled),
+  after the start token.
+- ``statement``: one statement per (fact, prompt, candidate of C_r). A causal model runs each
+  distinct statement's tokens once with the prefix the candidates share (the text before [Y])
+  placed once per (prompt, subject): ``tokens after prefix sharing`` counts
+  start + prefix once per pair and each candidate's answer and right context; a masked model runs
+  one copy of a statement per token (its pseudo-log-likelihood), so its ``tokens`` are
+  those copies' tokens. Tokens are counted piecewise (the prefix, " " + the candidate, the right
+  context, each tokenized alone), which can differ by a token where a tokenizer merges across
+  the boundary.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..prompts import OBJECT, SUBJECT
+
+
+@dataclass(frozen=True)
+class Cost:
+    pairs: int  # (fact, prompt) pairs
+    inputs: int  # distinct inputs (mask, next_token) or statements (statement)
+    tokens: int | None  # tokens run without sharing (masked statement: the PLL copies' tokens)
+    shared_tokens: int | None  # causal statement: tokens after prefix sharing
+
+    def line(self, score: str, kind: str) -> str:
+        what = "statements" if score == "statement" else "distinct inputs"
+        text = f"{self.pairs:,} (fact, prompt) pairs, {self.inputs:,} {what}"
+        if self.tokens is None:
+            return text + " (tokens: the model's tokenizer is not there yet)"
+        if score == "statement" and kind == "masked":
+            return text + f", {self.tokens:,} tokens in their PLL copies (one masked copy per token)"
+        text += f", {self.tokens:,} tokens"
+        if self.shared_tokens is not None:
+            text += (
+                f", {self.shared_tokens:,} after prefix sharing ({self.tokens / max(1, self.shared_tokens):.1f}x fewer)"
+            )
+        return text
+
+
+def pairs_of(facts: pd.DataFrame, prompts: pd.DataFrame) -> pd.DataFrame:
+    return facts[["relation", "sub_label", "obj_label"]].merge(prompts[["relation", "template"]], on="relation")
+
+
+def cost(
+    facts: pd.DataFrame,
+    prompts: pd.DataFrame,
+    score: str,
+    kind: str,
+    tokenizer=None,
+    answer_spaces: dict[str, list[str]] | None = None,
+) -> Cost:
+    """One part's cost (the facts of a split, a prompt set) under ``score``; without a tokenizer
+    only the pairs and inputs are counted."""
+    pairs = pairs_of(facts, prompts)
+    if score != "statement":
+        from .probe import next_token_prefix
+
+        pieces = zip(pairs["template"], pairs["sub_label"])
+        if score == "mask":
+            texts = list(dict.fromkeys((t, s.strip()) for t, s in pieces))
+        else:
+            texts = list(dict.fromkeys(next_token_prefix(t, s) for t, s in pieces))
+        tokens = None
+        if tokenizer is not None:
+            if score == "mask":
+                filled = [t.replace(SUBJECT, s).replace(OBJECT, tokenizer.mask_token) for t, s in texts]
+                tokens = int(sum(map(len, tokenizer(filled)["input_ids"])))
+            else:
+                ids = tokenizer(texts, add_special_tokens=False)["input_ids"] if texts else []
+                tokens = int(sum(1 + len(i) for i in ids))  # the start token and the prefix
+        return Cost(len(pairs), len(texts), tokens, None)
+    from .probe import candidate_sets
+
+    sets = candidate_sets(facts, answer_spaces)
+    sizes = pairs["relation"].map({r: len(c) for r, c in sets.items()}).fillna(0).to_numpy(np.int64)
+    statements = int(sizes.sum())
+    if tokenizer is None:
+        return Cost(len(pairs), statements, None, None)
+
+    def lengths(texts) -> dict[str, int]:
+        texts = list(dict.fromkeys(texts))
+        ids = tokenizer(texts, add_special_tokens=False)["input_ids"] if texts else []
+        return dict(zip(texts, map(len, ids)))
+
+    before = [t.split(OBJECT, 1)[0].replace(SUBJECT, s).rstrip() for t, s in zip(pairs["template"], pairs["sub_label"])]
+    after = [t.split(OBJECT, 1)[1].replace(SUBJECT, s) for t, s in zip(pairs["template"], pairs["sub_label"])]
+    prefix_of, suffix_of = lengths(before), lengths(after)
+    answer_of = lengths(" " + label for labels in sets.values() for label in labels)
+    answers = {r: sum(answer_of[" " + label] for label in labels) for r, labels in sets.items()}
+    prefix = np.array([1 + prefix_of[p] for p in before], dtype=np.int64)  # the start token and the prefix
+    suffix = np.array([suffix_of[s] for s in after], dtype=np.int64)
+    answer = pairs["relation"].map(answers).fillna(0).to_numpy(np.int64)
+    whole = int((sizes * (prefix + suffix)).sum() + answer.sum())
+    if kind == "masked":  # PLL: a copy per token, each as long as the statement (start token: [CLS], plus [SEP])
+        total = 0
+        for relation, labels in sets.items():
+            rows = (pairs["relation"] == relation).to_numpy()
+            for label in labels:
+                length = prefix[rows] + answer_of[" " + label] + suffix[rows] + 1
+                total += int(((length - 2) * length).sum())
+        return Cost(len(pairs), statements, total, None)
+    shared = int(prefix.sum() + (sizes * suffix).sum() + answer.sum())
+    return Cost(len(pairs), statements, whole, shared)
+
+
+def run_cost(parts: list[tuple[pd.DataFrame, pd.DataFrame]], score: str, kind: str, tokenizer=None, answer_spaces=None):
+    """The sum of ``cost`` over a run's parts (``(facts, prompts)`` of each prompt set and split)."""
+    costs = [cost(facts, prompts, score, kind, tokenizer, answer_spaces) for facts, prompts in parts]
+    tokens = None if tokenizer is None else sum(c.tokens for c in costs)
+    shared = (
+        None if tokenizer is None or score != "statement" or kind == "masked" else sum(c.shared_tokens for c in costs)
+    )
+    return Cost(sum(c.pairs for c in costs), sum(c.inputs for c in costs), tokens, shared)

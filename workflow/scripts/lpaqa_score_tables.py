@@ -1,0 +1,37 @@
+"""Rule lpaqa_score_tables: every run's (a model under a score: mask, next_token, statement) test
+P@1 of Majority, Top-1, Top-3, Top-5, Opti and Oracle per prompt set, and the prompts whose [Y] is
+not at the end (the next-token score drops their right context)."""
+
+import pandas as pd
+
+from knowprobe import contracts
+from knowprobe.io import rule_logging, write_csv, write_text
+from knowprobe.lpaqa import probe
+from knowprobe.lpaqa.tables import score_columns, score_summary
+from knowprobe.tables import to_latex, to_markdown
+
+with rule_logging(snakemake.log[0]) as log:
+    runs = {run: tuple(pair) for run, pair in snakemake.params.runs}
+    results = pd.concat(
+        [contracts.read(path, contracts.RESULTS) for path in [*snakemake.input.majority, *snakemake.input.selection]],
+        ignore_index=True,
+    )
+    table = score_summary(results, runs)
+    write_csv(table, snakemake.output.csv)
+    columns = ["run", "score", "prompt_set", "method", *score_columns(table)]
+    markdown = to_markdown(table, columns)
+    log.info("test P@1 (%%) of every run:\n%s", markdown)
+    write_text(markdown, snakemake.output.markdown)
+    caption = (
+        "Test P@1 (%) of every LPAQA run, a model under one score (mask, next_token, statement), "
+        "per prompt set and method."
+    )
+    write_text(to_latex(table, columns, caption=caption), snakemake.output.latex)
+    counts = []
+    for name, path in zip(snakemake.params.prompt_sets, snakemake.input.prompts):
+        prompts = contracts.read(path, contracts.PROMPTS)
+        counts.append(probe.right_context_counts(prompts).assign(prompt_set=name))
+    right = pd.concat(counts, ignore_index=True)[["prompt_set", "relation", "prompts", "not_at_end"]]
+    totals = right.groupby("prompt_set", sort=False)[["prompts", "not_at_end"]].sum()
+    log.info("prompts whose [Y] is not at the end (the next-token score drops what follows):\n%s", totals)
+    write_csv(right, snakemake.output.right_context)
