@@ -7,6 +7,9 @@ score                       MaskedLM                                    CausalLM
 ``candidate_logprobs``      candidates at a mask token                  candidates as the next token after a prefix
 ``conditional_logprob``     conditional pseudo-log-likelihood of a      log-prob of a continuation given a prefix,
                             continuation given a prefix                 every token of it
+``statement_logprob``       pseudo-log-likelihood of a statement        log-prob of a statement after BOS (else
+                            (``within_word_l2r`` or ``original``), or   EOS), every token, or from the answer's
+                            of its answer's tokens only                 first token on
 ``phrase_embeddings``       mean final hidden state over a text's own   the same, over the tokens after BOS
                             tokens (specials left out)
 ==========================  ==========================================  ==========================================
@@ -15,7 +18,8 @@ score                       MaskedLM                                    CausalLM
 in the precision the settings choose (``knowprobe.models`` loads model files, ``knowprobe.devices``
 picks a free GPU); ``runtime`` holds the batching every scorer shares. The API follows
 lm-evaluation-harness's ``loglikelihood`` (prefix, continuation pairs) and minicons'
-``conditional_score``; results are plain NumPy arrays aligned with the inputs.
+``conditional_score``; statement scores follow lm-pub-quiz (BEAR), with ``knowprobe.statements``
+filling the templates; results are plain NumPy arrays aligned with the inputs.
 """
 
 from __future__ import annotations

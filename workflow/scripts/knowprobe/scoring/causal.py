@@ -25,7 +25,11 @@ from .runtime import (
     ModelRunner,
     as_targets,
     candidate_scores,
+    check_pll,
+    check_spans,
+    distinct_inputs,
     empty_candidate_scores,
+    overlaps,
     run_batches,
 )
 
@@ -110,12 +114,15 @@ class CausalLM(ModelRunner):
             return self.full_logits(batch)[row_index, where]
         return self.head(self.hidden_states(batch)[row_index, where])
 
-    def encode(self, texts: list[str]) -> tuple[list[list[int]], list[list[tuple[int, int]]]]:
-        """Token ids after the start token, and each token's character span (the start token's is
-        empty at 0)."""
+    def encode(
+        self, texts: list[str], start: list[int] | None = None
+    ) -> tuple[list[list[int]], list[list[tuple[int, int]]]]:
+        """Token ids after the start token (``start``: these instead of the scorer's own), and each
+        token's character span (the start token's is empty at 0)."""
+        start = self.start if start is None else start
         encoding = self.tokenizer(list(texts), add_special_tokens=False, return_offsets_mapping=True)
-        ids = [self.start + list(i) for i in encoding["input_ids"]]
-        offsets = [[(0, 0)] * len(self.start) + list(o) for o in encoding["offset_mapping"]]
+        ids = [start + list(i) for i in encoding["input_ids"]]
+        offsets = [[(0, 0)] * len(start) + list(o) for o in encoding["offset_mapping"]]
         for sequence, text in zip(ids, texts):
             self.check_length(sequence, text)
         return ids, offsets
@@ -159,6 +166,61 @@ class CausalLM(ModelRunner):
         else:
             totals = self.packed_logprobs(prefix_tree_rows(ids, scored, width, self.pad_id, share_prefixes))
         return self.finite(totals, "log-likelihoods")
+
+    @property
+    def statement_start(self) -> list[int]:
+        """The token every statement is scored after: the model's BOS token, whatever
+        ``start_token`` says; for a model without one (Qwen2) its EOS token, as
+        lm-evaluation-harness's prefix token (a text boundary the model was trained on)."""
+        for token in (self.tokenizer.bos_token_id, self.tokenizer.eos_token_id):
+            if token is not None:
+                return [token]
+        raise KnowprobeError(
+            f"{type(self.model).__name__}: its tokenizer has neither a BOS nor an EOS token to score a statement after"
+        )
+
+    def statement_logprob(
+        self,
+        statements: list[str],
+        answer_spans: list[tuple[int, int]] | None = None,
+        *,
+        pll: str = "within_word_l2r",
+        share_prefixes: bool = True,
+    ) -> np.ndarray:
+        """The causal statement score: the sum over the statement's tokens of log P(token | start
+        token, earlier tokens), the start token (``statement_start``: BOS, else EOS) put before
+        every statement whatever ``start_token`` and the tokenizer say (lm-pub-quiz 0.3.3 with
+        ``ensure_bos_token_added=True``; lm-evaluation-harness's ``loglikelihood("", statement)``).
+        With ``answer_spans`` (the answer's character offsets in each statement), the answer-only
+        (``conditional``) score: from the first token whose characters overlap the answer to the
+        statement's end (a space the tokenizer emits as a token of its own before the answer is
+        not scored). ``pll`` is the masked scorer's and not read here (one call for both kinds).
+        Each distinct (statement, span) is scored once; statements share their token prefixes in
+        packed rows (``conditional_logprob``). float64, aligned with ``statements``."""
+        check_pll(pll)
+        statements = list(statements)
+        spans = check_spans(statements, answer_spans)
+        if not statements:
+            return np.zeros(0, dtype=np.float64)
+        index, distinct = distinct_inputs([f"{b}:{e}:{text}" for text, (b, e) in zip(statements, spans)])
+        first = np.zeros(len(distinct), dtype=np.int64)
+        first[index] = np.arange(len(statements))  # a representative input of each distinct one
+        texts = [statements[i] for i in first]
+        ids, offsets = self.encode(texts, self.statement_start)
+        scored = []
+        for i, token_spans in enumerate(offsets):
+            begin, end = spans[first[i]] if answer_spans is not None else (0, len(texts[i]))
+            where = next((p for p, span in enumerate(token_spans) if p >= 1 and overlaps(span, begin, end)), None)
+            if where is None:
+                what = f"answer {texts[i][begin:end]!r} of" if answer_spans is not None else "statement"
+                raise KnowprobeError(f"{what} {texts[i]!r} has no tokens to score")
+            scored.append(where)
+        width = self.packing_width(max((len(sequence) for sequence in ids), default=1))
+        if width is None:
+            totals = self.padded_logprobs(ids, scored)
+        else:
+            totals = self.packed_logprobs(prefix_tree_rows(ids, scored, width, self.pad_id, share_prefixes))
+        return self.finite(totals, "statement log-likelihoods")[index]
 
     def padded_logprobs(self, ids: list[list[int]], scored: list[int]) -> np.ndarray:
         """Each text's log-prob of its tokens from ``scored[i]`` on, every text run whole in
@@ -207,10 +269,13 @@ class CausalLM(ModelRunner):
         run_batches(np.full(n_rows, width), score, self.settings, desc="continuation (packed rows)", unit="row")
         return totals.cpu().numpy()
 
-    def candidate_logprobs(self, prefixes: list[str], candidate_ids, targets=None, top_k: int = 1) -> CandidateScores:
+    def candidate_logprobs(
+        self, prefixes: list[str], candidate_ids, targets=None, top_k: int = 1, start: list[int] | None = None
+    ) -> CandidateScores:
         """The next token after each prefix: log-probs of the target tokens (one id per prefix,
-        or an [n, t] array) with their ranks among the candidates, and the ``top_k`` best."""
-        ids, _ = self.encode(prefixes)
+        or an [n, t] array) with their ranks among the candidates, and the ``top_k`` best.
+        ``start``: the tokens before each prefix (default: the scorer's start token)."""
+        ids, _ = self.encode(prefixes, start)
         empty = [text for text, sequence in zip(prefixes, ids) if not sequence]
         if empty:
             raise KnowprobeError(f"{empty[0]!r}: an empty prefix, and no start token to predict from")
@@ -231,6 +296,13 @@ class CausalLM(ModelRunner):
         lengths = np.fromiter((len(s) for s in ids), dtype=np.int64, count=len(ids))
         run_batches(lengths, score, self.settings, desc="next token")
         return self.finite(out, "next-token log-probs")
+
+    def next_token_logprobs(self, prefixes: list[str], candidate_ids, targets=None, top_k: int = 1) -> CandidateScores:
+        """The next-token score: ``candidate_logprobs`` after the statement start token
+        (``statement_start``) and the prefix, whatever ``start_token`` says, so that a
+        single-token candidate's log-prob is the answer-only statement score of the prefix
+        followed by it (docs/scoring.md, "Statement scores")."""
+        return self.candidate_logprobs(prefixes, candidate_ids, targets, top_k, start=self.statement_start)
 
 
 class TreeRows(NamedTuple):

@@ -28,7 +28,10 @@ from .runtime import (
     SlotAccumulator,
     SlotScores,
     as_targets,
+    check_pll,
+    check_spans,
     distinct_inputs,
+    overlaps,
     rows_by_distinct,
     rows_of,
     run_batches,
@@ -285,20 +288,70 @@ class MaskedLM(ModelRunner):
         both sides: the tokens that start inside the span, each masked in turn with the other
         tokens visible, their natural-log probabilities summed (LPAQA's backward probability
         log P(subject | object, prompt) masks a subject in the middle of a sentence)."""
-        encoding = self.tokenizer(list(texts), add_special_tokens=True, return_offsets_mapping=True)
-        sequences, examples, targets = [], [], []
-        for i, (ids, offsets) in enumerate(zip(encoding["input_ids"], encoding["offset_mapping"])):
-            self.check_length(ids, texts[i])
-            own = self.own_tokens(encoding, i)
+
+        def starting_inside(i: int, offsets, own) -> list[int]:
             begin, end = spans[i]
-            scored = [
+            return [
                 p
                 for p, (start, stop) in enumerate(offsets)
                 if own[p] and begin <= first_char(texts[i], start, stop) < end
             ]
+
+        def name(i: int) -> str:
+            return what[i] if what else f"span {texts[i][spans[i][0] : spans[i][1]]!r}"
+
+        return self.pseudo_loglikelihood(list(texts), starting_inside, within_word_l2r, name)
+
+    def statement_logprob(
+        self,
+        statements: list[str],
+        answer_spans: list[tuple[int, int]] | None = None,
+        *,
+        pll: str = "within_word_l2r",
+    ) -> np.ndarray:
+        """The masked statement score: the pseudo-log-likelihood summed over the statement's own
+        tokens (all but those the tokenizer adds), ``pll="within_word_l2r"`` (Kauf & Ivanova,
+        2023: a token masked with the later tokens of its word) or ``"original"`` (Salazar et
+        al., 2020: one token masked at a time). With ``answer_spans`` (the answer's character
+        offsets in each statement), the answer-only (``conditional``) score: only the tokens whose
+        characters overlap the answer, the rest of the statement visible (and within a word only
+        the answer's tokens masked). As lm-pub-quiz 0.3.3 scores them. Each distinct (statement,
+        span) is scored once. float64, aligned with ``statements``."""
+        check_pll(pll)
+        statements = list(statements)
+        spans = check_spans(statements, answer_spans)
+        if not statements:
+            return np.zeros(0, dtype=np.float64)
+        index, distinct = distinct_inputs([f"{b}:{e}:{text}" for text, (b, e) in zip(statements, spans)])
+        first = np.zeros(len(distinct), dtype=np.int64)
+        first[index] = np.arange(len(statements))  # a representative input of each distinct one
+        texts = [statements[i] for i in first]
+        whole = answer_spans is None
+
+        def overlapping(i: int, offsets, own) -> list[int]:
+            begin, end = spans[first[i]]
+            return [p for p, span in enumerate(offsets) if own[p] and (whole or overlaps(span, begin, end))]
+
+        def name(i: int) -> str:
+            begin, end = spans[first[i]]
+            return "statement" if whole else f"answer {texts[i][begin:end]!r} of"
+
+        totals = self.pseudo_loglikelihood(texts, overlapping, pll == "within_word_l2r", name, "statement PLLs")
+        return totals[index]
+
+    def pseudo_loglikelihood(
+        self, texts: list[str], select, within_word_l2r: bool, name, what: str = "pseudo-log-likelihoods"
+    ) -> np.ndarray:
+        """Each text's pseudo-log-likelihood over the tokens ``select(i, offsets, own)`` picks:
+        each masked in turn (with ``within_word_l2r`` together with the later picked tokens of its
+        word), the rest visible, the natural-log probabilities of the true tokens summed."""
+        encoding = self.tokenizer(list(texts), add_special_tokens=True, return_offsets_mapping=True)
+        sequences, examples, targets = [], [], []
+        for i, (ids, offsets) in enumerate(zip(encoding["input_ids"], encoding["offset_mapping"])):
+            self.check_length(ids, texts[i])
+            scored = select(i, offsets, self.own_tokens(encoding, i))
             if not scored:
-                name = what[i] if what else f"span {texts[i][begin:end]!r}"
-                raise KnowprobeError(f"{name} of {texts[i]!r} has no tokens to score")
+                raise KnowprobeError(f"{name(i)} {texts[i]!r} has no tokens to score")
             words = encoding.word_ids(i)
             for p in scored:
                 masked = [p]
@@ -324,4 +377,4 @@ class MaskedLM(ModelRunner):
         run_batches(lengths, score, self.settings, desc="pll")
         totals = np.zeros(len(texts), dtype=np.float64)
         np.add.at(totals, np.asarray(examples, dtype=np.int64), token_logprobs.cpu().numpy().astype(np.float64))
-        return self.finite(totals, "pseudo-log-likelihoods")
+        return self.finite(totals, what)

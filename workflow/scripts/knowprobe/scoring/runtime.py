@@ -316,6 +316,32 @@ class SlotScores:
         )
 
 
+PLL_VARIANTS = ("within_word_l2r", "original")
+
+
+def check_pll(pll: str) -> None:
+    if pll not in PLL_VARIANTS:
+        raise KnowprobeError(f"pll={pll!r}: the pseudo-log-likelihood is one of {', '.join(PLL_VARIANTS)}")
+
+
+def check_spans(statements: list[str], answer_spans) -> list[tuple[int, int]]:
+    """The answer spans as (begin, end) pairs inside their statements, or whole statements."""
+    if answer_spans is None:
+        return [(0, len(text)) for text in statements]
+    spans = [(int(b), int(e)) for b, e in answer_spans]
+    if len(spans) != len(statements):
+        raise KnowprobeError(f"{len(spans)} answer spans for {len(statements)} statements")
+    for text, (begin, end) in zip(statements, spans):
+        if not 0 <= begin < end <= len(text):
+            raise KnowprobeError(f"answer span ({begin}, {end}) is not a non-empty part of {text!r}")
+    return spans
+
+
+def overlaps(span: tuple[int, int], begin: int, end: int) -> bool:
+    """Whether a token's characters ``span`` overlap the characters [begin, end)."""
+    return span[0] < span[1] and span[0] < end and span[1] > begin
+
+
 def distinct_inputs(texts: list[str]) -> tuple[np.ndarray, list[str]]:
     """Each input's distinct text (in order of first appearance) and the distinct texts."""
     import pandas as pd
