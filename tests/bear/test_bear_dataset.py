@@ -185,9 +185,9 @@ def test_the_manifest_holds_every_file(tmp_path):
 
 
 def test_the_shipped_manifest_lists_the_pinned_commit():
-    """resources/bear/BEAR-725b4e3.sha256 covers both dataset folders of commit 725b4e3 (61 files
+    """resources/checksums/bear-725b4e3.sha256 covers both dataset folders of commit 725b4e3 (61 files
     of BEAR: 60 relations and the metadata; 79 of BEAR-big)."""
-    names = list(dataset.read_manifest(ROOT / "resources/bear/BEAR-725b4e3.sha256"))
+    names = list(dataset.read_manifest(ROOT / "resources/checksums/bear-725b4e3.sha256"))
     assert sum(n.startswith("BEAR/") for n in names) == 61 and "BEAR/metadata_relations.json" in names
     assert sum(n.startswith("BEAR-big/") for n in names) == 79
 

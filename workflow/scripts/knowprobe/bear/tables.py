@@ -27,7 +27,8 @@ def model_settings(models: pd.DataFrame, pll: str, conditional: bool, ties: str)
 def leaderboard_entry(model: str, hub_id: str | None, paper: dict) -> dict | None:
     """The leaderboard's entry for a model: by its name, else its hub id's last part."""
     entries = {name.lower(): entry for name, entry in paper["models"].items()}
-    for name in (model, (hub_id or "").rsplit("/", 1)[-1]):
+    hub_name = hub_id.rsplit("/", 1)[-1] if isinstance(hub_id, str) else None
+    for name in (model, hub_name):
         if name and name.lower() in entries:
             return entries[name.lower()]
     return None
