@@ -222,3 +222,13 @@ def test_download_unpack_and_check(tmp_path, monkeypatch):
     assert (root / "README.md").is_file() and dataset.verify_files(root, manifest) == len(list(DEMO.iterdir()))
     relations, instances, _ = dataset.read_dataset(root / "BEAR")
     assert len(relations) == 4 and isinstance(instances, pd.DataFrame) and len(instances) > 100
+
+
+def test_a_downloaded_relation_info_is_held_to_its_sha256(tmp_path):
+    from knowprobe.download import file_digest
+
+    path = tmp_path / "relation_info.json"
+    shutil.copyfile(DEMO / "relation_info.json", path)
+    dataset.verify_digest(path, file_digest(path, "sha256"), "bear.relation_info.sha256")
+    with pytest.raises(KnowprobeError, match=r"relation_info.json: sha256 \w+ does not match 0+ \(bear.relation_info"):
+        dataset.verify_digest(path, "0" * 64, "bear.relation_info.sha256")

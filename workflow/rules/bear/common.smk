@@ -25,6 +25,10 @@ def bear_member():
     return None if BEAR["path"] is not None else BEAR["member"]
 
 
+def bear_relation_info_downloaded():
+    return BEAR["relation_info"]["path"] is not None and is_url(BEAR["relation_info"]["path"])
+
+
 def bear_relation_info():
     location = BEAR["relation_info"]["path"]
     if location is None:

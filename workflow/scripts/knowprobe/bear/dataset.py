@@ -265,3 +265,13 @@ def verify_files(root: str | Path, manifest: str | Path) -> int:
             )
     log.info("%s: %d files match %s", root, len(expected), manifest)
     return len(expected)
+
+
+def verify_digest(path: str | Path, expected: str, source: str) -> None:
+    """Check one file's SHA-256 against ``expected`` (from ``source``, a config key)."""
+    actual = file_digest(path, "sha256")
+    if actual != expected:
+        raise KnowprobeError(
+            f"{path}: sha256 {actual} does not match {expected} ({source}); delete it to download it anew"
+        )
+    log.info("%s: sha256 verified", path)
