@@ -427,13 +427,16 @@ def test_a_study_runs_alone_from_its_target(tmp_path):
     corpus (the tiny models train on the corpora of every study in `studies`); rule all plans the
     union of the studies' targets."""
     project = copy_project(tmp_path)
-    alone = {study: dry_run_counts(project, study, *DEMO) for study in ("lpaqa", "stest", "comps")}
+    alone = {study: dry_run_counts(project, study, *DEMO) for study in ("lpaqa", "stest", "comps", "bear")}
     for study, counts in alone.items():
         assert counts.pop(study) == "1" and "all" not in counts
         for other in set(alone) - {study}:
             planned = {r for r in counts if r.startswith(f"{other}_")}
             # LPAQA's demo corpus writes LAMA's facts with its manual prompts' words
-            corpus = {"lpaqa_demo_corpus", "lpaqa_import_facts", "lpaqa_manual_prompts"} if other == "lpaqa" else set()
+            corpus = {
+                "lpaqa": {"lpaqa_demo_corpus", "lpaqa_import_facts", "lpaqa_manual_prompts"},
+                "bear": {"bear_demo_corpus", "bear_import"},  # BEAR's demo corpus writes its imported facts
+            }.get(other, set())
             assert planned == {f"{other}_demo_corpus"} | corpus, (study, other, planned)
     everything = dry_run_counts(project, *DEMO)
     assert everything.pop("all") == "1"
