@@ -51,11 +51,19 @@ def test_the_leaderboard_beside_ours():
     assert table.loc["mine", "leaderboard_mean"] == pytest.approx(18.39348079)
     assert table.loc["mine", "difference"] == pytest.approx(50.0 - 18.4)
     assert pd.isna(table.loc["b", "leaderboard_mean"]) and pd.isna(table.loc["b", "difference"])
-    assert table.loc["mine", "score"] == "PLL within_word_l2r" and table.loc["b", "score"] == "log p(statement | BOS)"
+    assert (
+        table.loc["mine", "score"] == "PLL within_word_l2r"
+        and table.loc["b", "score"] == "statement log-prob after BOS"
+    )
     layout = tables.accuracy_layout(table.reset_index(), 4.68244729, PAPER["dataset"]["random_baseline"])
     assert list(layout["BEAR (mean ± sem)"]) == ["50.0 ± 14.4", "25.0 ± 0.0", "4.7"]
     assert list(layout["leaderboard"]) == ["18.4 ± 0.4", "–", "4.7"]
     assert list(layout["difference"]) == ["+31.6", "–", "+0.0"]
+    # the Markdown the report's page is rendered from reads back whole (no cell holds a "|")
+    from knowprobe.tables import read_markdown, to_markdown
+
+    _, back = read_markdown("caption\n\n" + to_markdown(layout))
+    assert back.shape == layout.shape
     lines = tables.headlines(table.reset_index())
     assert lines[0] == "mine: BEAR 50.0 ± 14.4 (leaderboard 18.4), PLL within_word_l2r"
 

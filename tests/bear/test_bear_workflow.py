@@ -44,7 +44,7 @@ def test_the_tables_agree_with_the_scores(demo):
             assert accuracy.loc[model, f"template_{template + 1}"] == pytest.approx(share)
     assert accuracy["random_baseline"].iloc[0] == pytest.approx(metrics.random_baseline(instances, relations))
     assert accuracy["leaderboard_mean"].isna().all()  # no demo model is on the leaderboard
-    assert set(accuracy["score"]) == {"PLL within_word_l2r", "log p(statement | BOS)"}
+    assert set(accuracy["score"]) == {"PLL within_word_l2r", "statement log-prob after BOS"}
     domains = pd.read_csv(demo / RESULTS / "tables/domains.csv")
     assert set(domains["domain"]) == {"Geographic", "Biographical", "Historical"}
     md = (demo / RESULTS / "tables/accuracy.md").read_text()

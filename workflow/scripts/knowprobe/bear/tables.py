@@ -4,6 +4,8 @@ domain. Every row names the score and the tie rule it was computed with."""
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 from . import metrics
@@ -13,7 +15,7 @@ def score_name(kind: str, pll: str, conditional: bool) -> str:
     """The statement score a model's numbers come from, as the tables name it."""
     if kind == "masked":
         return f"PLL {pll}" + (", answer tokens" if conditional else "")
-    return "log p(answer to end | BOS, prefix)" if conditional else "log p(statement | BOS)"
+    return "answer-to-end log-prob after BOS and prefix" if conditional else "statement log-prob after BOS"
 
 
 def model_settings(models: pd.DataFrame, pll: str, conditional: bool, ties: str) -> pd.DataFrame:
@@ -84,7 +86,7 @@ def accuracy_layout(table: pd.DataFrame, baseline: float, paper_baseline: float 
         {
             "model": "random baseline",
             "kind": "–",
-            "score": "1 / |answer space|",
+            "score": "1 / answer-space size",
             "parameters (M)": "–",
             **{f"template {c.split('_')[1]}": baseline for c in templates},
             "BEAR (mean ± sem)": f"{baseline:.1f}",
@@ -114,7 +116,12 @@ def relations_layout(table: pd.DataFrame, ddof: int) -> pd.DataFrame:
     summary["cell"] = [plus_minus(m, s) for m, s in zip(summary["mean"], summary["sem"])]
     wide = summary.pivot_table(index="relation", columns="model", values="cell", aggfunc="first", sort=False)
     info = table.drop_duplicates("relation").set_index("relation")[["domains", "answers", "instances"]]
-    return info.join(wide).reset_index()
+    out = info.join(wide).reset_index()
+    # P20 before P103, as BEAR's files sort (natural order)
+    order = sorted(
+        out.index, key=lambda i: [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", out.loc[i, "relation"])]
+    )
+    return out.loc[order].reset_index(drop=True)
 
 
 def domains_table(
