@@ -1,7 +1,7 @@
 # knowprobe: what do pre-trained language models know, and how much depends on how they are asked?
 #
 #   snakemake --cores all                                         every study listed in `studies`
-#   snakemake lpaqa --cores all                                   one study (lpaqa, stest, comps)
+#   snakemake lpaqa --cores all                                   one study (lpaqa, stest, comps, bear)
 #   snakemake --cores 2 --configfile resources/demo/config.yaml   the offline demo
 #   snakemake --profile profiles/slurm                            the same on a SLURM cluster
 #
@@ -48,6 +48,11 @@ if "stest" in config["studies"]:
 if "comps" in config["studies"]:
 
     include: "workflow/rules/comps.smk"
+
+
+if "bear" in config["studies"]:
+
+    include: "workflow/rules/bear.smk"
 
 
 include: "workflow/rules/report.smk"

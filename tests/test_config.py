@@ -74,7 +74,7 @@ def test_the_full_and_the_demo_config_are_valid():
         ({"models": {"m": {"hub_id": "x"}}}, "config models.m: 'kind' is a required property"),
         (
             {"modles": {}},
-            "config modles: unknown key (allowed here: comps, downloads, lpaqa, models, scoring, stest, studies, "
+            "config modles: unknown key (allowed here: bear, comps, downloads, lpaqa, models, scoring, stest, studies, "
             "wikidata)",
         ),
         ({"lpaqa": {"probe": {"batch_sise": 3}}}, "config lpaqa.probe.batch_sise: unknown key (allowed here: top_k)"),

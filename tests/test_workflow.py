@@ -235,7 +235,7 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
 def test_a_report_of_other_results_than_its_configs_is_refused(demo):
     """Issue 18: a report built without the run's --configfile exited 0 with 215 "Missing
     metadata" warnings and labelled the demo's numbers with config.yaml's models."""
-    assert all((demo / f"results/{study}/config.yaml").is_file() for study in ("lpaqa", "stest", "comps"))
+    assert all((demo / f"results/{study}/config.yaml").is_file() for study in ("lpaqa", "stest", "comps", "bear"))
     result = snakemake(demo, "--report", "other.html", check=False)
     assert result.returncode != 0 and not (demo / "other.html").exists()
     assert (
@@ -254,9 +254,9 @@ def test_report_shows_tables_in_place_figures_and_headline_numbers(demo):
     for name in [*pages, "baseline_per_relation.png", "accuracy_parameters.png", "specificity.png", *paper]:
         assert name in html, name
     entries = set(re.findall(r'"(results/[\w/.-]+)": \{', html))  # the report's results, by path
-    assert len([e for e in entries if e.endswith(".html")]) == 34
+    assert len([e for e in entries if e.endswith(".html")]) == 37
     assert all(e.endswith((".html", ".png")) for e in entries)  # no entry is a CSV the browser downloads
-    for category in ["LPAQA", "S-TEST", "COMPS", "Shared data"]:
+    for category in ["LPAQA", "S-TEST", "COMPS", "BEAR", "Shared data"]:
         assert category in html
     # the landing page: one line per model and study, from the study's table
     accuracy = pd.read_csv(demo / "results/comps/tables/accuracy.csv")
@@ -443,13 +443,16 @@ def test_a_study_runs_alone_from_its_target(tmp_path):
     corpus (the tiny models train on the corpora of every study in `studies`); rule all plans the
     union of the studies' targets."""
     project = copy_project(tmp_path)
-    alone = {study: dry_run_counts(project, study, *DEMO) for study in ("lpaqa", "stest", "comps")}
+    alone = {study: dry_run_counts(project, study, *DEMO) for study in ("lpaqa", "stest", "comps", "bear")}
     for study, counts in alone.items():
         assert counts.pop(study) == "1" and "all" not in counts
         for other in set(alone) - {study}:
             planned = {r for r in counts if r.startswith(f"{other}_")}
             # LPAQA's demo corpus writes LAMA's facts with its manual prompts' words
-            corpus = {"lpaqa_demo_corpus", "lpaqa_import_facts", "lpaqa_manual_prompts"} if other == "lpaqa" else set()
+            corpus = {
+                "lpaqa": {"lpaqa_demo_corpus", "lpaqa_import_facts", "lpaqa_manual_prompts"},
+                "bear": {"bear_demo_corpus", "bear_import"},  # BEAR's demo corpus writes its imported facts
+            }.get(other, set())
             assert planned == {f"{other}_demo_corpus"} | corpus, (study, other, planned)
     output = dry_run_output(project, *DEMO)
     # issue 39: the offline demo's dry run downloads nothing, and the full run's figures are not its own
@@ -650,6 +653,7 @@ def test_slurm_profile_sends_gpu_rules_to_gpu_nodes(tmp_path):
         "lpaqa_refine",
         "stest_probe",
         "comps_probe",
+        "bear_probe",
     } <= gpu_rules
     profile = yaml.safe_load((ROOT / "profiles/slurm/config.yaml").read_text())
     assert {r for r, s in profile["set-resources"].items() if s.get("gpu") == 1} == gpu_rules
@@ -659,8 +663,8 @@ def test_slurm_profile_sends_gpu_rules_to_gpu_nodes(tmp_path):
     on_gpu = [job for job in jobs if re.match(rf"rule ({'|'.join(gpu_rules)}):", job)]
     # LPAQA: 2 models x 2 probe jobs (every set but Mine+Para, then Mine+Para), 2 paraphrase sets,
     # 2 selections, 2 x 2 backward sets, 2 cross-model, one refinement, LAMA-UHN; S-TEST: 3 models;
-    # COMPS: 3 models
-    assert len(on_gpu) == 4 + 2 + 2 + 4 + 2 + 1 + 1 + 3 + 3
+    # COMPS: 3 models; BEAR: 3 models
+    assert len(on_gpu) == 4 + 2 + 2 + 4 + 2 + 1 + 1 + 3 + 3 + 3
     assert all("gpu=1" in job and "slurm_partition=gpu" in job for job in on_gpu)
     others = [job for job in jobs if re.match(r"rule (\w+):", job) and job not in on_gpu and "resources:" in job]
     assert others and not any("gpu=1" in job for job in others)

@@ -5,7 +5,9 @@
 writes resources/demo/lama/{relations.jsonl, TREx/P*.jsonl, Google_RE/*_test.jsonl,
 common_vocab_cased.txt}, resources/demo/corpus_templates.jsonl (LPAQA's part of the demo corpus),
 resources/demo/stest_corpus_templates.jsonl (S-TEST's), resources/demo/pos_lexicon.tsv,
-stand-ins for LPAQA's released prompt/ folder (resources/demo/lpaqa_prompt/), a small Wikidata dump in
+stand-ins for LPAQA's released prompt/ folder (resources/demo/lpaqa_prompt/), a tiny BEAR-format set
+(resources/demo/bear/, with relation_info.json) and BEAR's corpus templates
+(resources/demo/bear_corpus_templates.jsonl), a small Wikidata dump in
 the real entity JSON layout (resources/demo/wikidata-demo-all.json.gz) and a small English
 Wikipedia dump in the real multistream export format with its index
 (resources/demo/enwiki-demo-pages-articles-multistream{.xml.bz2,-index.txt.bz2}). The facts are real
@@ -533,6 +535,77 @@ def google_re_facts() -> dict[str, list[tuple[str, str]]]:
     }
 
 
+# A tiny BEAR-format set (lm-pub-quiz's layout) on the same facts: relation -> its three probed
+# templates (BEAR's style: no space before the period; never the corpus's phrasings), the facts
+# (subject, answer) and its domains. Answers of several words ("New Delhi", "South America",
+# "Saint Petersburg") are several tokens of the demo models; each answer space is the relation's
+# distinct answers, in order of first appearance.
+BEAR_DEMO = {
+    "P36": (
+        ["The capital of [X] is [Y].", "[Y] is the seat of government of [X].", "[X] is governed from [Y]."],
+        list(dict.fromkeys((c, cap) for c, cap, _, _ in COUNTRIES[::3] + [row for row in COUNTRIES if " " in row[1]])),
+        ["Geographic"],
+    ),
+    "P30": (
+        ["[X] is located in [Y].", "[X] is part of the continent [Y].", "[Y] is the continent of [X]."],
+        [(c, cont) for c, _, cont, _ in COUNTRIES[1::2]],
+        ["Geographic"],
+    ),
+    "P20": (
+        ["[X] died in [Y].", "[X] spent the final years in [Y].", "The place of death of [X] is [Y]."],
+        [(p, died) for p, _, _, _, died in PEOPLE[::2] if died],
+        ["Biographical", "Historical"],
+    ),
+    "P103": (
+        ["The native language of [X] is [Y].", "[X] was a native speaker of [Y].", "[Y] was the mother tongue of [X]."],
+        [(p, lang) for p, _, lang, _, _ in PEOPLE[1::2]],
+        ["Biographical"],
+    ),
+}
+# how BEAR's part of the demo corpus phrases its facts (the LAMA-format demo's corpus phrasings)
+BEAR_CORPUS_TEMPLATES = {
+    "P36": CORPUS_TEMPLATES["P36"],
+    "P30": CORPUS_TEMPLATES["P30"],
+    "P20": CORPUS_TEMPLATES["place_of_death"],
+    "P103": CORPUS_TEMPLATES["P103"],
+}
+
+
+def write_bear(directory: Path) -> None:
+    """The BEAR-format demo set: metadata_relations.json, one CODE.jsonl per relation, and
+    relation_info.json with each relation's domains."""
+    directory.mkdir(parents=True, exist_ok=True)
+    metadata, info = {}, {}
+    for code, (templates, facts, domains) in BEAR_DEMO.items():
+        space = list(dict.fromkeys(obj for _, obj in facts))
+        metadata[code] = {
+            "templates": templates,
+            "answer_space_labels": space,
+            "answer_space_ids": [entity_id(obj) for obj in space],
+        }
+        info[code] = {"domains": domains}
+        write_jsonl(
+            directory / f"{code}.jsonl",
+            [
+                {
+                    "sub_id": entity_id(sub),
+                    "sub_label": sub,
+                    "sub_aliases": [],
+                    "obj_id": entity_id(obj),
+                    "obj_label": obj,
+                    "answer_idx": space.index(obj),
+                }
+                for sub, obj in facts
+            ],
+        )
+    (directory / "metadata_relations.json").write_text(json.dumps(metadata, ensure_ascii=False, indent=1) + "\n")
+    (directory / "relation_info.json").write_text(json.dumps(info, indent=1) + "\n")
+    write_jsonl(
+        HERE / "bear_corpus_templates.jsonl",
+        [{"relation": r, "template": t} for r, templates in BEAR_CORPUS_TEMPLATES.items() for t in templates],
+    )
+
+
 def write_jsonl(path: Path, records) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8") as handle:
@@ -608,6 +681,7 @@ def main() -> None:
     write_wikipedia_dump(HERE / "enwiki-demo-pages-articles-multistream.xml.bz2")
     write_pos_lexicon(HERE / "pos_lexicon.tsv")
     write_release_prompts(HERE / "lpaqa_prompt")
+    write_bear(HERE / "bear")
 
 
 def item_value(qid: str, old_style: bool) -> dict:

@@ -425,7 +425,7 @@ def report_table(path, caption, category, subcategory, label, layout=None):
 STUDY_HEADLINES = {}
 
 
-STUDY_NAMES = {"lpaqa": "LPAQA", "stest": "S-TEST", "comps": "COMPS"}
+STUDY_NAMES = {"lpaqa": "LPAQA", "stest": "S-TEST", "comps": "COMPS", "bear": "BEAR"}
 SLASH = "/"  # kept whole in the links, as Snakemake's own links keep it
 
 

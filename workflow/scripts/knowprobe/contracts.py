@@ -420,6 +420,43 @@ COMPS_SCORES = contract(
     ),
 )
 
+BEAR_RELATIONS = contract(
+    "bear_relations",
+    "BEAR's relations as imported from a BEAR-format directory (metadata_relations.json).",
+    ("results/bear/dataset/relations.parquet",),
+    column("relation", pa.string(), "relation code (P6): its file is CODE.jsonl"),
+    column("templates", pa.list_(pa.string()), "its templates, [X] the subject and [Y] the answer, in order"),
+    column("answer_space_labels", pa.list_(pa.string()), "the candidate answers every instance is ranked over"),
+    column("answer_space_ids", pa.list_(pa.string()), "their ids (Wikidata), aligned with the labels"),
+    column("domains", pa.list_(pa.string()), "its domains from relation_info.json (empty without it)"),
+    column("metadata", pa.string(), "the metadata's other keys as a JSON object, written back on export"),
+    unique=("relation",),
+)
+BEAR_INSTANCES = contract(
+    "bear_instances",
+    "BEAR's instances: one fact per line of a relation's JSON-lines file.",
+    ("results/bear/dataset/instances.parquet",),
+    column("relation", pa.string(), "relation code"),
+    column("instance", pa.int64(), "the line's position among the relation's kept lines, from 0"),
+    column("sub_id", pa.string(), "subject's id"),
+    column("sub_label", pa.string(), "subject's label, put in [X]"),
+    column("obj_id", pa.string(), "the answer's id"),
+    column("obj_label", pa.string(), "the answer's label"),
+    column("answer_idx", pa.int64(), "the answer's position in the relation's answer space"),
+    column("extra", pa.string(), "the line's other keys (sub_aliases) as a JSON object, written back on export"),
+)
+BEAR_SCORES = contract(
+    "bear_scores",
+    "One model's statement score of every candidate answer of every instance under every template.",
+    ("results/bear/scores/*.parquet",),
+    column("model", pa.string(), "model name (a key of models)"),
+    column("relation", pa.string(), "relation code"),
+    column("template", pa.int32(), "the template's position in the relation's list, from 0"),
+    column("instance", pa.int64(), "the instance"),
+    column("candidate", pa.int32(), "the candidate's position in the answer space"),
+    column("score", pa.float64(), "the statement's log-likelihood (causal) or pseudo-log-likelihood (masked)"),
+)
+
 DEMO_CORPUS = contract(
     "demo_corpus",
     "A study's part of the demo models' training corpus: its facts written out as sentences.",
@@ -456,6 +493,9 @@ CONTRACTS = {
         COMPS_SIMILARITY,
         COMPS_STIMULI,
         COMPS_SCORES,
+        BEAR_RELATIONS,
+        BEAR_INSTANCES,
+        BEAR_SCORES,
         DEMO_CORPUS,
     )
 }
