@@ -429,3 +429,70 @@ def fit_temperature(scores: np.ndarray, gold: np.ndarray, low: float = 0.05, hig
         options={"xatol": 1e-4},
     )
     return float(np.exp(result.x))
+
+
+# --- tables: what the studies call ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The config's ``uncertainty``."""
+
+    bootstrap: int = DEFAULT_B
+    seed: int = 0
+    min_clusters: int = MIN_CLUSTERS
+    alpha: float = 0.05
+    bins: int = 10
+
+
+INTERVAL_COLUMNS = ["value", "low", "high", "clusters", "items", "note"]
+
+
+def interval_rows(frame, keys: list[str], cluster: str, value: str, settings: Settings, objects: str | None = None):
+    """One row per group of ``keys``: the mean over ``cluster`` of per-cluster means of ``value``
+    (with ``objects``, the macro mean: per object, then per cluster) and its interval, as
+    ``keys + INTERVAL_COLUMNS``; each group draws from a stream seeded by the seed and its key."""
+    import pandas as pd
+
+    rows = []
+    for key, group in frame.groupby(keys, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        rng = stream(settings.seed, *key, value, objects or "")
+        if objects is None:
+            found = cluster_interval(group[cluster], group[value], settings.bootstrap, rng, settings.min_clusters)
+        else:
+            found = macro_interval(
+                group[cluster], group[objects], group[value], settings.bootstrap, rng, settings.min_clusters
+            )
+        rows.append({**dict(zip(keys, key)), **_interval_dict(found)})
+    return pd.DataFrame(rows, columns=[*keys, *INTERVAL_COLUMNS])
+
+
+def _interval_dict(found: Interval) -> dict:
+    return {
+        "value": found.value,
+        "low": found.low,
+        "high": found.high,
+        "clusters": found.clusters,
+        "items": found.items,
+        "note": found.note,
+    }
+
+
+def compare(a, b, key: tuple, cluster: str, item: str, value: str, settings: Settings) -> tuple[dict, dict]:
+    """A paired comparison of two frames of per-item ``value`` (0/1) on the items both have (joined on
+    ``cluster`` and ``item``): the difference A - B with its paired interval, and the per-cluster
+    McNemar tests with Holm's verdicts counted. Returns (summary, per-cluster columns)."""
+    joined = a[[cluster, item, value]].merge(b[[cluster, item, value]], on=[cluster, item], suffixes=("_a", "_b"))
+    right_a, right_b = joined[f"{value}_a"].to_numpy(bool), joined[f"{value}_b"].to_numpy(bool)
+    rng = stream(settings.seed, "paired", *key)
+    found = paired_interval(joined[cluster], right_a, right_b, settings.bootstrap, rng, settings.min_clusters)
+    tests = mcnemar_per_cluster(joined[cluster].to_numpy(), right_a, right_b, settings.alpha)
+    verdicts = list(tests["verdict"])
+    summary = {
+        **_interval_dict(found),
+        "A better": verdicts.count("A better"),
+        "no difference": verdicts.count("no difference"),
+        "B better": verdicts.count("B better"),
+    }
+    return summary, tests
