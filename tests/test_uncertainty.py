@@ -132,3 +132,30 @@ def test_temperature_scaling_recovers_a_known_temperature():
     logits = rng.normal(size=(4000, 6)) * 3
     gold = np.array([rng.choice(6, p=row) for row in u.softmax(logits, 2.0)])
     assert u.fit_temperature(logits, gold) == pytest.approx(2.0, rel=0.1)
+
+
+def test_macro_draws_match_resampling_objects_then_facts():
+    """The class draws (exact and, for relations with many classes, normal) against the plain
+    three-stage resampling of indices."""
+    rng = np.random.default_rng(0)
+    sizes = [40, 300, 25, 120, 60, 200]
+    cluster = np.repeat(np.arange(6), sizes)
+    objects = np.concatenate([rng.integers(0, k, n) for n, k in zip(sizes, [3, 90, 2, 40, 5, 70])])
+    right = rng.random(len(cluster)) < 0.45
+    value, fast, _ = u.macro_replicates(cluster, objects, right, 20_000, np.random.default_rng(1))
+    slow = np.empty(2000)
+    relations = []
+    for c in range(6):
+        mine = cluster == c
+        relations.append([right[mine & (objects == o)] for o in np.unique(objects[mine])])
+    draw = np.random.default_rng(2)
+    for i in range(len(slow)):
+        picked = draw.integers(0, 6, 6)
+        per_relation = []
+        for c in picked:
+            objs = relations[c]
+            chosen = draw.integers(0, len(objs), len(objs))
+            per_relation.append(np.mean([draw.choice(objs[o], len(objs[o])).mean() for o in chosen]))
+        slow[i] = np.mean(per_relation)
+    assert abs(fast.std() / slow.std() - 1) < 0.06
+    assert abs(fast.mean() - slow.mean()) < 0.005 and abs(fast.mean() - value) < 0.005

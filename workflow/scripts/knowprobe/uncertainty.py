@@ -20,7 +20,9 @@ chunks that bound memory; no Python loop runs per replicate.
 Macro P@1 (per object, then per relation) is resampled accordingly: relations, then the
 relation's objects (the units macro averages), then the facts of each drawn object. Objects with
 the same (facts, right) are exchangeable, so the draw is over those classes: the sum over c drawn
-objects of one class of Binomial(n, p) is Binomial(c n, p).
+objects of one class of Binomial(n, p) is Binomial(c n, p). A relation with many classes (more
+than ``EXACT_CLASSES``) has the sum of its resampled objects' accuracies drawn from the normal
+distribution of its exact mean and variance instead (see ``macro_replicates``).
 
 The interval is the 2.5th and 97.5th percentile of the B replicates (95%, percentile method).
 With fewer than ``min_clusters`` clusters no interval is given: the resampled clusters cannot
@@ -44,6 +46,7 @@ from scipy import stats as scipy_stats
 DEFAULT_B = 10_000
 MIN_CLUSTERS = 5
 CHUNK_ELEMENTS = 4_000_000  # drawn values per chunk of replicates (bounds memory)
+EXACT_CLASSES = 12  # macro: clusters with more classes of objects draw their sum from its normal distribution
 
 
 def stream(seed: int, *key: str) -> np.random.Generator:
@@ -85,27 +88,30 @@ def clusters_of(cluster_ids, values) -> Clusters:
     if not np.isfinite(values).all():
         raise ValueError("values must be finite")
     names, cluster = np.unique(cluster_ids, return_inverse=True)
-    pairs, pair_counts = np.unique(np.stack([cluster, values]), axis=1, return_counts=True)
-    pair_cluster = pairs[0].astype(np.int64)
-    width = np.bincount(pair_cluster, minlength=len(names)).max(initial=1)
-    start = np.searchsorted(pair_cluster, np.arange(len(names)))
-    slot = np.arange(len(pair_cluster)) - start[pair_cluster]
-    levels = np.zeros((len(names), width))
-    counts = np.zeros((len(names), width), dtype=np.int64)
-    levels[pair_cluster, slot] = pairs[1]
-    counts[pair_cluster, slot] = pair_counts
+    distinct, level = np.unique(values, return_inverse=True)
+    pair_counts = np.bincount(cluster.ravel() * len(distinct) + level.ravel(), minlength=len(names) * len(distinct))
+    pair_counts = pair_counts.reshape(len(names), len(distinct))
+    present = pair_counts > 0
+    width = max(int(present.sum(axis=1).max(initial=1)), 1)
+    # each cluster's levels first (stable), padded with zero counts
+    order = np.argsort(~present, axis=1, kind="stable")[:, :width]
+    counts = np.take_along_axis(pair_counts, order, axis=1).astype(np.int64)
+    levels = np.where(counts > 0, distinct[order], 0.0)
     return Clusters(names, levels, counts)
 
 
 def multinomial(rng: np.random.Generator, n: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
-    """Multinomial counts ``[..., L]`` for ``n[...]`` draws over ``probabilities[..., L]``, as
-    conditional binomials (vectorised over ``...``, L small)."""
-    left = n.astype(np.int64).copy()
-    mass = np.ones(n.shape)
+    """Multinomial counts ``[..., L]`` for ``n[...]`` draws over ``probabilities[..., L]`` (broadcast
+    against ``n``), as conditional binomials (vectorised over ``...``, L small)."""
+    n = np.asarray(n, dtype=np.int64)
+    shape = np.broadcast_shapes(n.shape, probabilities.shape[:-1])
+    probabilities = np.broadcast_to(probabilities, (*shape, probabilities.shape[-1]))
+    left = np.broadcast_to(n, shape).copy()
+    mass = np.ones(shape)
     out = np.zeros(probabilities.shape, dtype=np.int64)
     for level in range(probabilities.shape[-1] - 1):
         p = probabilities[..., level]
-        share = np.divide(p, mass, out=np.zeros_like(p), where=mass > 1e-12)
+        share = np.divide(p, mass, out=np.zeros(shape), where=mass > 1e-12)
         out[..., level] = rng.binomial(left, np.clip(share, 0.0, 1.0))
         left -= out[..., level]
         mass = mass - p
@@ -119,9 +125,23 @@ def _chunks(total: int, per_replicate: int):
         yield min(size, total - start)
 
 
-def replicates(groups: Clusters, b: int = DEFAULT_B, rng: np.random.Generator | None = None) -> np.ndarray:
-    """``[b]`` replicates of the mean over clusters of per-cluster means, by the two-stage cluster
-    bootstrap (clusters with replacement, then items within each drawn cluster)."""
+def cluster_draws(rng: np.random.Generator, size: int, m: int) -> np.ndarray:
+    """``[size, m]``: how often each of ``m`` clusters is drawn in each of ``size`` replicates
+    (m draws with replacement)."""
+    picked = rng.integers(0, m, size=(size, m)) + m * np.arange(size)[:, None]
+    return np.bincount(picked.ravel(), minlength=size * m).reshape(size, m)
+
+
+def replicates(
+    groups: Clusters, b: int = DEFAULT_B, rng: np.random.Generator | None = None, pooled: bool = False
+) -> np.ndarray:
+    """``[b]`` replicates of the mean over clusters of per-cluster means (``pooled``: of the mean
+    over all items, every item weighing the same), by the two-stage cluster bootstrap (clusters
+    with replacement, then items within each drawn cluster).
+
+    A cluster drawn c times contributes c independent resamples of its items; their sums add up
+    to one multinomial draw of c n items over its levels (the sum of independent multinomials of
+    the same frequencies), so each replicate needs one draw per cluster and level."""
     rng = rng if rng is not None else np.random.default_rng(0)
     m = len(groups)
     if m == 0:
@@ -131,10 +151,13 @@ def replicates(groups: Clusters, b: int = DEFAULT_B, rng: np.random.Generator | 
     out = np.empty(b)
     done = 0
     for size in _chunks(b, m * groups.levels.shape[1]):
-        drawn = rng.integers(0, m, size=(size, m))
-        counts = multinomial(rng, sizes[drawn], frequencies[drawn])
-        means = (counts * groups.levels[drawn]).sum(axis=-1) / sizes[drawn]
-        out[done : done + size] = means.mean(axis=1)
+        drawn = cluster_draws(rng, size, m)
+        counts = multinomial(rng, drawn * sizes, frequencies[None])
+        sums = (counts * groups.levels[None]).sum(axis=-1)  # [size, m]: over every drawn copy
+        if pooled:
+            out[done : done + size] = sums.sum(axis=1) / (drawn * sizes).sum(axis=1)
+        else:
+            out[done : done + size] = (sums / sizes).sum(axis=1) / m
         done += size
     return out
 
@@ -175,17 +198,23 @@ def cluster_interval(
     rng: np.random.Generator | None = None,
     min_clusters: int = MIN_CLUSTERS,
     level: float = 0.95,
+    pooled: bool = False,
 ) -> Interval:
     """The mean over clusters of per-cluster means of ``values`` (e.g. micro P@1 from per-fact
-    correctness) with its two-stage cluster bootstrap interval."""
+    correctness; ``pooled``: the mean over all items, e.g. COMPS's accuracy) with its two-stage
+    cluster bootstrap interval."""
     groups = clusters_of(cluster_ids, values)
+    items = int(groups.sizes.sum())
+    if not len(groups):
+        value = np.nan
+    elif pooled:
+        value = float((groups.levels * groups.counts).sum() / items)
+    else:
+        value = float(groups.means.mean())
     if len(groups) < min_clusters:
-        value = float(groups.means.mean()) if len(groups) else np.nan
-        return percentile_interval(value, np.empty(0), len(groups), int(groups.sizes.sum()), min_clusters, level)
-    draws = replicates(groups, b, rng)
-    return percentile_interval(
-        float(groups.means.mean()), draws, len(groups), int(groups.sizes.sum()), min_clusters, level
-    )
+        return percentile_interval(value, np.empty(0), len(groups), items, min_clusters, level)
+    draws = replicates(groups, b, rng, pooled)
+    return percentile_interval(value, draws, len(groups), items, min_clusters, level)
 
 
 # --- macro: clusters, then objects, then items ---------------------------------------------------
@@ -196,37 +225,53 @@ def macro_replicates(
 ) -> tuple[float, np.ndarray, int]:
     """Macro accuracy (per object, then per cluster, then over clusters) and ``[b]`` replicates:
     clusters with replacement, then each drawn cluster's objects, then each drawn object's items.
-    Returns (value, replicates, clusters)."""
+    Returns (value, replicates, clusters).
+
+    Objects of one cluster with the same (items, right) form a class; a cluster drawn c times
+    draws c O objects (O its objects) over its classes at once, and the right items of the
+    objects drawn of a class of n items, p right, sum to Binomial(drawn n, p). A cluster with
+    more than ``EXACT_CLASSES`` classes (many objects of many sizes) has the sum of its c O
+    resampled object accuracies drawn from the normal distribution of the same mean and variance
+    (the variance of one: the mean over objects of p(1 - p)/n plus the variance of p over
+    objects): a sum of at least that many bounded terms, where the exact draw would cost a
+    binomial per class (benchmarks/bootstrap.py; tests/test_uncertainty.py compares the two)."""
     rng = rng if rng is not None else np.random.default_rng(0)
     cluster_ids, object_ids = np.asarray(cluster_ids), np.asarray(object_ids)
     correct = np.asarray(correct, dtype=np.int64)
     names, cluster = np.unique(cluster_ids, return_inverse=True)
-    _, obj = np.unique(np.stack([cluster, np.unique(object_ids, return_inverse=True)[1]]), axis=1, return_inverse=True)
-    obj = obj.ravel()
+    _, object_code = np.unique(object_ids, return_inverse=True)
+    _, obj = np.unique(cluster.ravel() * (object_code.max(initial=0) + 1) + object_code.ravel(), return_inverse=True)
     n_obj = np.bincount(obj)
     k_obj = np.bincount(obj, weights=correct).astype(np.int64)
     obj_cluster = np.zeros(len(n_obj), dtype=np.int64)
-    obj_cluster[obj] = cluster
-    # classes of exchangeable objects: (cluster, facts, right)
-    classes, class_counts = np.unique(np.stack([obj_cluster, n_obj, k_obj]), axis=1, return_counts=True)
-    groups = clusters_of(classes[0], np.arange(classes.shape[1]))  # per cluster: its classes as levels
-    class_index = groups.levels.astype(np.int64)
-    weight = np.where(groups.counts > 0, class_counts[class_index], 0)  # objects per class
-    n_class, k_class = classes[1][class_index], classes[2][class_index]
-    objects = weight.sum(axis=1)
-    per_cluster = (weight * k_class / n_class).sum(axis=1) / objects
-    value = float(per_cluster.mean()) if len(names) else np.nan
+    obj_cluster[obj] = cluster.ravel()
     m = len(names)
+    classes = []  # per cluster: objects per class, items per class's object, right per class's object
+    for c in range(m):
+        mine = obj_cluster == c
+        pairs, counts = np.unique(np.stack([n_obj[mine], k_obj[mine]]), axis=1, return_counts=True)
+        classes.append((counts, pairs[0], pairs[1]))
+    per_cluster = np.array([(w * k / n).sum() / w.sum() for w, n, k in classes])
+    value = float(per_cluster.mean()) if m else np.nan
     out = np.empty(b)
     done = 0
-    for size in _chunks(b, m * weight.shape[1]):
-        drawn = rng.integers(0, m, size=(size, m))
-        drawn_objects = multinomial(rng, objects[drawn], weight[drawn] / objects[drawn][..., None])
-        right = rng.binomial(
-            drawn_objects * n_class[drawn], np.where(n_class[drawn] > 0, k_class[drawn] / n_class[drawn], 0)
-        )
-        means = (right / n_class[drawn]).sum(axis=-1) / objects[drawn]
-        out[done : done + size] = means.mean(axis=1)
+    for size in _chunks(b, m * EXACT_CLASSES):
+        drawn = cluster_draws(rng, size, m)
+        total = np.zeros(size)
+        for c, (w, n, k) in enumerate(classes):
+            objects = w.sum()
+            if len(w) <= EXACT_CLASSES:
+                picked = multinomial(rng, drawn[:, c] * objects, (w / objects)[None])
+                right = rng.binomial(picked * n, k / n)
+                total += (right / n).sum(axis=1) / objects
+            else:
+                # the sum of the c O resampled object accuracies, by its exact mean and variance
+                p = k / n
+                mean = (w * p).sum() / objects
+                variance = (w * p * (1 - p) / n).sum() / objects + (w * (p - mean) ** 2).sum() / objects
+                copies = drawn[:, c] * objects
+                total += (copies * mean + np.sqrt(copies * variance) * rng.standard_normal(size)) / objects
+        out[done : done + size] = total / m
         done += size
     return value, out, m
 
@@ -249,12 +294,18 @@ def macro_interval(
 
 
 def paired_interval(
-    cluster_ids, correct_a, correct_b, b: int = DEFAULT_B, rng=None, min_clusters: int = MIN_CLUSTERS
+    cluster_ids,
+    correct_a,
+    correct_b,
+    b: int = DEFAULT_B,
+    rng=None,
+    min_clusters: int = MIN_CLUSTERS,
+    pooled: bool = False,
 ) -> Interval:
     """A - B of the mean over clusters of per-cluster means, with the interval of the paired
     cluster bootstrap: both resampled at the same items (their difference is what is drawn)."""
     difference = np.asarray(correct_a, dtype=np.float64) - np.asarray(correct_b, dtype=np.float64)
-    return cluster_interval(cluster_ids, difference, b, rng, min_clusters)
+    return cluster_interval(cluster_ids, difference, b, rng, min_clusters, pooled=pooled)
 
 
 def mcnemar_exact(b: int, c: int) -> float:
@@ -448,9 +499,18 @@ class Settings:
 INTERVAL_COLUMNS = ["value", "low", "high", "clusters", "items", "note"]
 
 
-def interval_rows(frame, keys: list[str], cluster: str, value: str, settings: Settings, objects: str | None = None):
+def interval_rows(
+    frame,
+    keys: list[str],
+    cluster: str,
+    value: str,
+    settings: Settings,
+    objects: str | None = None,
+    pooled: bool = False,
+):
     """One row per group of ``keys``: the mean over ``cluster`` of per-cluster means of ``value``
-    (with ``objects``, the macro mean: per object, then per cluster) and its interval, as
+    (with ``objects``, the macro mean: per object, then per cluster; ``pooled``: the mean over
+    items) and its interval, as
     ``keys + INTERVAL_COLUMNS``; each group draws from a stream seeded by the seed and its key."""
     import pandas as pd
 
@@ -459,7 +519,9 @@ def interval_rows(frame, keys: list[str], cluster: str, value: str, settings: Se
         key = key if isinstance(key, tuple) else (key,)
         rng = stream(settings.seed, *key, value, objects or "")
         if objects is None:
-            found = cluster_interval(group[cluster], group[value], settings.bootstrap, rng, settings.min_clusters)
+            found = cluster_interval(
+                group[cluster], group[value], settings.bootstrap, rng, settings.min_clusters, pooled=pooled
+            )
         else:
             found = macro_interval(
                 group[cluster], group[objects], group[value], settings.bootstrap, rng, settings.min_clusters
@@ -479,14 +541,18 @@ def _interval_dict(found: Interval) -> dict:
     }
 
 
-def compare(a, b, key: tuple, cluster: str, item: str, value: str, settings: Settings) -> tuple[dict, dict]:
+def compare(
+    a, b, key: tuple, cluster: str, item: str, value: str, settings: Settings, pooled: bool = False
+) -> tuple[dict, dict]:
     """A paired comparison of two frames of per-item ``value`` (0/1) on the items both have (joined on
     ``cluster`` and ``item``): the difference A - B with its paired interval, and the per-cluster
     McNemar tests with Holm's verdicts counted. Returns (summary, per-cluster columns)."""
     joined = a[[cluster, item, value]].merge(b[[cluster, item, value]], on=[cluster, item], suffixes=("_a", "_b"))
     right_a, right_b = joined[f"{value}_a"].to_numpy(bool), joined[f"{value}_b"].to_numpy(bool)
     rng = stream(settings.seed, "paired", *key)
-    found = paired_interval(joined[cluster], right_a, right_b, settings.bootstrap, rng, settings.min_clusters)
+    found = paired_interval(
+        joined[cluster], right_a, right_b, settings.bootstrap, rng, settings.min_clusters, pooled=pooled
+    )
     tests = mcnemar_per_cluster(joined[cluster].to_numpy(), right_a, right_b, settings.alpha)
     verdicts = list(tests["verdict"])
     summary = {
@@ -496,3 +562,76 @@ def compare(a, b, key: tuple, cluster: str, item: str, value: str, settings: Set
         "B better": verdicts.count("B better"),
     }
     return summary, tests
+
+
+def comparison_table(
+    groups: dict,
+    pairs,
+    dataset_of,
+    cluster: str,
+    item: str,
+    value: str,
+    settings: Settings,
+    name_of=None,
+    pooled: bool = False,
+):
+    """Every pair ``(A, B)`` of keys of ``groups`` (key -> frame of per-item ``value``): the
+    difference in points (100 x A - B) with its paired interval, and the clusters where either is
+    better (McNemar, Holm) or neither. ``dataset_of(key)`` names the part both are on (shown as
+    ``dataset``; pass ``lambda key: ""`` if there is one), ``name_of(key)`` a row's name (its
+    parts joined by blanks). Returns (summary, per-cluster tests)."""
+    import pandas as pd
+
+    summary, tests = [], []
+    for a, b in pairs:
+        if a not in groups or b not in groups:
+            continue
+        name_of = name_of or (lambda key: " ".join(map(str, key)))
+        name_a, name_b = name_of(a), name_of(b)
+        found, per_cluster = compare(groups[a], groups[b], (name_a, name_b), cluster, item, value, settings, pooled)
+        dataset = dataset_of(a)
+        summary.append(
+            {
+                "A": name_a,
+                "B": name_b,
+                "dataset": dataset,
+                "difference": 100 * found["value"],
+                "low": 100 * found["low"],
+                "high": 100 * found["high"],
+                "clusters": found["clusters"],
+                "items": found["items"],
+                "A better": found["A better"],
+                "no difference": found["no difference"],
+                "B better": found["B better"],
+                "note": found["note"],
+            }
+        )
+        tests.append(pd.DataFrame(per_cluster).assign(A=name_a, B=name_b, dataset=dataset))
+    columns = ["A", "B", "dataset", "cluster", "b", "c", "p", "p_holm", "verdict"]
+    return pd.DataFrame(summary), (
+        pd.concat(tests, ignore_index=True)[columns] if tests else pd.DataFrame(columns=columns)
+    )
+
+
+def cell(value: float, low: float, high: float, digits: int = 1) -> str:
+    """``value [low, high]``, or the value alone where there is no interval."""
+    if low != low:  # NaN
+        return f"{value:.{digits}f}"
+    return f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def comparison_layout(summary, cluster_name: str = "clusters"):
+    """The comparisons for people: A, B, (dataset), "A - B (points)" as value [low, high], the
+    clusters, and the three counts."""
+    import pandas as pd
+
+    if summary.empty:
+        return summary
+    out = {"A": summary["A"], "B": summary["B"]}
+    if (summary["dataset"] != "").any():
+        out["dataset"] = summary["dataset"]
+    out["A - B (points)"] = [cell(r.difference, r.low, r.high) for r in summary.itertuples()]
+    out[cluster_name] = summary["clusters"]
+    for column in ("A better", "no difference", "B better"):
+        out[column] = summary[column]
+    return pd.DataFrame(out)

@@ -48,10 +48,7 @@ def interval_table(facts: pd.DataFrame, settings: uncertainty.Settings) -> pd.Da
     return out.sort_values("dataset", key=lambda d: d.map(dataset_order), kind="stable").reset_index(drop=True)
 
 
-def cell(value: float, low: float, high: float) -> str:
-    if pd.isna(low):
-        return f"{value:.1f}"
-    return f"{value:.1f} [{low:.1f}, {high:.1f}]"
+cell = uncertainty.cell
 
 
 def layout(table: pd.DataFrame) -> pd.DataFrame:
@@ -92,65 +89,25 @@ def comparisons(
     """Per pair and dataset: the difference of micro P@1 (A - B, points) with its paired
     interval, and the relations where A or B is better (McNemar, Holm) or neither; and the
     per-relation tests."""
-    summary, tests = [], []
-    indexed = dict(tuple(facts.groupby(["model", "prompts", "method", "dataset"], sort=False)))
+    groups = dict(tuple(facts.groupby(["model", "prompts", "method", "dataset"], sort=False)))
     datasets = sorted(facts["dataset"].unique(), key=dataset_order)
-    for a, b in pairs:
-        for dataset in datasets:
-            if (*a, dataset) not in indexed or (*b, dataset) not in indexed:
-                continue
-            name_a, name_b = " ".join(a), " ".join(b)
-            found, per_relation = uncertainty.compare(
-                indexed[(*a, dataset)],
-                indexed[(*b, dataset)],
-                (name_a, name_b, dataset),
-                "relation",
-                "fact_id",
-                "correct",
-                settings,
-            )
-            summary.append(
-                {
-                    "A": name_a,
-                    "B": name_b,
-                    "dataset": dataset,
-                    "difference": 100 * found["value"],
-                    "low": 100 * found["low"],
-                    "high": 100 * found["high"],
-                    "relations": found["clusters"],
-                    "facts": found["items"],
-                    "A better": found["A better"],
-                    "no difference": found["no difference"],
-                    "B better": found["B better"],
-                    "note": found["note"],
-                }
-            )
-            tests.append(
-                pd.DataFrame(per_relation)
-                .rename(columns={"cluster": "relation"})
-                .assign(A=name_a, B=name_b, dataset=dataset)
-            )
-    columns = ["A", "B", "dataset", "relation", "b", "c", "p", "p_holm", "verdict"]
-    return pd.DataFrame(summary), (
-        pd.concat(tests, ignore_index=True)[columns] if tests else pd.DataFrame(columns=columns)
+    keyed = [((*a, dataset), (*b, dataset)) for a, b in pairs for dataset in datasets]
+    summary, tests = uncertainty.comparison_table(
+        groups,
+        keyed,
+        lambda key: DATASET_NAMES.get(key[-1], key[-1]),
+        "relation",
+        "fact_id",
+        "correct",
+        settings,
+        name_of=lambda key: " ".join(key[:-1]),
     )
+    summary = summary.rename(columns={"clusters": "relations", "items": "facts"})
+    return summary, tests.rename(columns={"cluster": "relation"})
 
 
 def comparison_layout(summary: pd.DataFrame) -> pd.DataFrame:
-    if summary.empty:
-        return summary
-    return pd.DataFrame(
-        {
-            "A": summary["A"],
-            "B": summary["B"],
-            "dataset": summary["dataset"].map(lambda d: DATASET_NAMES.get(d, d)),
-            "A - B (points)": [cell(r.difference, r.low, r.high) for r in summary.itertuples()],
-            "relations": summary["relations"],
-            "A better": summary["A better"],
-            "no difference": summary["no difference"],
-            "B better": summary["B better"],
-        }
-    )
+    return uncertainty.comparison_layout(summary.rename(columns={"relations": "clusters"}), "relations")
 
 
 def headlines(intervals: pd.DataFrame) -> list[str]:
