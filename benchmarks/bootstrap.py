@@ -15,8 +15,8 @@ on the values):
 - S-TEST: 5 models; 5 relations of 5,000 triples; VP, FP, CP (specificity) in one mode (two for
   GPT-2: next_token and sentence), naturalness and relatedness; FP and CP against VP, each model
   against the next.
-- COMPS: 22 models; BASE 49,340 pairs, WUGS and the two WUGS-DIST subsets 13,896 each, over 521
-  properties; each model against the next on every subset.
+- COMPS: 22 models; BASE 49,340 pairs over 3,645 properties, WUGS and the two WUGS-DIST subsets
+  13,896 pairs over 944 properties each; each model against the next on every subset.
 
 Engine: knowprobe.uncertainty as the interval rules call it (level counts drawn per replicate and
 cluster, vectorised over replicates in chunks). Baseline: the same two-stage bootstrap written as
@@ -43,7 +43,12 @@ from knowprobe import uncertainty  # noqa: E402
 
 LPAQA_SETS = 10  # config.yaml: manual and nine others
 LPAQA_DATASETS = {"trex": (41, 34_039), "trex_uhn": (41, 27_102), "google_re": (3, 5_527)}
-COMPS_SUBSETS = {"base": 49_340, "wugs": 13_896, "wugs_dist_before": 13_896, "wugs_dist_in_between": 13_896}
+COMPS_SUBSETS = {  # pairs, properties
+    "base": (49_340, 3_645),
+    "wugs": (13_896, 944),
+    "wugs_dist_before": (13_896, 944),
+    "wugs_dist_in_between": (13_896, 944),
+}
 
 
 def relations(rng, clusters: int, items: int, prefix: str = "P") -> np.ndarray:
@@ -129,8 +134,8 @@ def run_comps(rng, settings) -> tuple[float, int]:
 
     frames = []
     models = [f"model{i}" for i in range(22)]
-    for subset, items in COMPS_SUBSETS.items():
-        prop = relations(rng, 521, items, "property")
+    for subset, (items, properties) in COMPS_SUBSETS.items():
+        prop = relations(rng, properties, items, "property")
         for model in models:
             frames.append(
                 pd.DataFrame(
