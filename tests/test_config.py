@@ -74,7 +74,8 @@ def test_the_full_and_the_demo_config_are_valid():
         ({"models": {"m": {"hub_id": "x"}}}, "config models.m: 'kind' is a required property"),
         (
             {"modles": {}},
-            "config modles: unknown key (allowed here: comps, lpaqa, models, scoring, stest, studies, wikidata)",
+            "config modles: unknown key (allowed here: comps, lpaqa, models, scoring, stest, studies, "
+            "uncertainty, wikidata)",
         ),
         ({"lpaqa": {"probe": {"batch_sise": 3}}}, "config lpaqa.probe.batch_sise: unknown key (allowed here: top_k)"),
         ({"lpaqa": {"trex_train": {"per_relation": 0}}}, "config lpaqa.trex_train.per_relation: 0 is less than"),
