@@ -75,7 +75,7 @@ def test_the_full_and_the_demo_config_are_valid():
         (
             {"modles": {}},
             "config modles: unknown key (allowed here: bear, comps, downloads, lpaqa, models, scoring, stest, studies, "
-            "wikidata)",
+            "uncertainty, wikidata)",
         ),
         ({"lpaqa": {"probe": {"batch_sise": 3}}}, "config lpaqa.probe.batch_sise: unknown key (allowed here: top_k)"),
         ({"lpaqa": {"trex_train": {"per_relation": 0}}}, "config lpaqa.trex_train.per_relation: 0 is less than"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import fnmatch
+import io
 import itertools
 import os
 import pty
@@ -230,6 +231,36 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
     # B, the backward features' number of objects: their scoring (a model pass over short inputs), not the probes
     fewer_b = with_config(project, "b.yaml", lambda c: c["lpaqa"]["backward"].update(top=2))
     assert planned_jobs(project, "--configfile", fewer_b) == {**SELECTION_AND_AFTER, "lpaqa_backward": 4}
+
+
+# the rules that compute intervals, LPAQA's figure of them and their report pages (intervals and
+# comparisons of each study)
+INTERVAL_RULES = {
+    "lpaqa_intervals": 1,
+    "lpaqa_intervals_figure": 1,
+    "stest_intervals": 1,
+    "comps_intervals": 1,
+    "table_html": 6,
+}
+
+
+def test_the_bootstrap_settings_rerun_only_the_intervals(demo, tmp_path):
+    """Issue 42: changing only the bootstrap's B or seed reruns only the rules that compute
+    intervals (and what shows them), never a probe or a table of point estimates; the same seed
+    gives the same numbers again."""
+    project = tmp_path / "project"
+    shutil.copytree(demo, project, symlinks=True)
+    tables = [project / f"results/{study}/tables/intervals.csv" for study in ("lpaqa", "stest", "comps")]
+    before = [path.read_text() for path in tables]
+    fewer = with_config(project, "b.yaml", lambda c: c.setdefault("uncertainty", {}).update(bootstrap=2000))
+    assert planned_jobs(project, "--configfile", fewer) == INTERVAL_RULES
+    other = with_config(project, "seed.yaml", lambda c: c.setdefault("uncertainty", {}).update(seed=1))
+    assert executed_rules(snakemake(project, "--configfile", other)) == set(INTERVAL_RULES)
+    lpaqa = pd.read_csv(tables[0])
+    assert not lpaqa.equals(pd.read_csv(io.StringIO(before[0]))), "another seed, other intervals"
+    assert lpaqa["micro"].tolist() == pd.read_csv(io.StringIO(before[0]))["micro"].tolist()  # the values stay
+    assert executed_rules(snakemake(project, *DEMO)) == set(INTERVAL_RULES)
+    assert [path.read_text() for path in tables] == before
 
 
 def test_a_report_of_other_results_than_its_configs_is_refused(demo):

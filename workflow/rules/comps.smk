@@ -11,6 +11,7 @@ include: "comps/common.smk"
 include: "comps/stimuli.smk"
 include: "comps/probe.smk"
 include: "comps/tables.smk"
+include: "comps/uncertainty.smk"
 
 
 # the study's target: snakemake comps
@@ -26,9 +27,9 @@ localrules:
 STUDY_OUTPUTS["comps"] = comps_outputs
 STUDY_MODEL_NAMES["comps"] = COMPS_MODELS
 STUDY_HEADLINES["comps"] = (
-    "results/comps/tables/accuracy.csv",
-    "results/comps/tables/accuracy.html",
-    "knowprobe.comps.tables",
+    "results/comps/tables/intervals.csv",
+    "results/comps/tables/intervals.html",
+    "knowprobe.comps.intervals",
 )
 if COMPS["demo_corpus"]["enabled"]:
     DEMO_CORPORA["comps"] = rules.comps_demo_corpus.output

@@ -20,6 +20,7 @@ include: "lpaqa/refine.smk"
 include: "lpaqa/release.smk"
 include: "lpaqa/tables.smk"
 include: "lpaqa/figures.smk"
+include: "lpaqa/uncertainty.smk"
 
 
 # the study's target: snakemake lpaqa
@@ -36,9 +37,9 @@ localrules:
 STUDY_OUTPUTS["lpaqa"] = lpaqa_outputs
 STUDY_MODEL_NAMES["lpaqa"] = LPAQA_PROBED
 STUDY_HEADLINES["lpaqa"] = (
-    "results/lpaqa/tables/table2.csv",
-    "results/lpaqa/tables/table2.html",
-    "knowprobe.lpaqa.paper",
+    "results/lpaqa/tables/intervals.csv",
+    "results/lpaqa/tables/intervals.html",
+    "knowprobe.lpaqa.intervals",
 )
 DEMO_CORPORA["lpaqa"] = rules.lpaqa_demo_corpus.output
 

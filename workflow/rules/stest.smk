@@ -11,6 +11,7 @@ include: "stest/common.smk"
 include: "stest/benchmark.smk"
 include: "stest/probe.smk"
 include: "stest/tables.smk"
+include: "stest/uncertainty.smk"
 
 
 # the study's target: snakemake stest
@@ -26,9 +27,9 @@ localrules:
 STUDY_OUTPUTS["stest"] = stest_outputs
 STUDY_MODEL_NAMES["stest"] = STEST_MODELS
 STUDY_HEADLINES["stest"] = (
-    "results/stest/tables/table2.csv",
-    "results/stest/tables/table2.html",
-    "knowprobe.stest.paper",
+    "results/stest/tables/intervals.csv",
+    "results/stest/tables/intervals.html",
+    "knowprobe.stest.intervals",
 )
 if STEST["demo_corpus"]["templates"] is not None:
     DEMO_CORPORA["stest"] = rules.stest_demo_corpus.output

@@ -79,7 +79,10 @@ with rule_logging(snakemake.log[0]) as log:
                 )
         if not predicted:
             raise KnowprobeError(f"prompt set {prompt_set} has no prompt for any relation of the datasets")
-        results = selection.results_table(pd.concat(predicted, ignore_index=True))
+        predicted = pd.concat(predicted, ignore_index=True)
+        results = selection.results_table(predicted)
+        per_fact = predicted[predicted["split"] == "test"].drop(columns="split")
+        per_fact = per_fact.assign(model=model, prompt_set=prompt_set)
         results = results.assign(model=model, fitted_on=model, prompt_set=prompt_set)
         prompt_table = pd.concat(prompt_rows, ignore_index=True).assign(model=model, prompt_set=prompt_set)
         summary = results[results["split"] == "test"].groupby(["dataset", "method"])["micro"].mean()
@@ -91,3 +94,4 @@ with rule_logging(snakemake.log[0]) as log:
         log.info("test micro P@1 averaged over relations:\n%s", summary.unstack(0).loc[main].round(3).to_string())
         contracts.write(results, snakemake.output[f"{prompt_set}/results"], contracts.RESULTS)
         contracts.write(prompt_table, snakemake.output[f"{prompt_set}/prompts"], contracts.PROMPT_SELECTION)
+        contracts.write(per_fact, snakemake.output[f"{prompt_set}/facts"], contracts.METHOD_FACTS)

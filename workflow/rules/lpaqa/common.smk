@@ -58,6 +58,7 @@ LPAQA_PROBE = "results/lpaqa/probe/{model}/{prompt_set}/{dataset}/{split}.parque
 # cover every set of a model)
 LPAQA_SELECTION = "results/lpaqa/selection/{model}/{prompt_set}/results.parquet"
 LPAQA_SELECTED_PROMPTS = "results/lpaqa/selection/{model}/{prompt_set}/prompts.parquet"
+LPAQA_METHOD_FACTS = "results/lpaqa/selection/{model}/{prompt_set}/facts.parquet"
 # LAMA's test sets, and T-REx-train (train and dev, split in the selection stage) with the
 # Google-RE view of it
 LPAQA_SPLITS = ["test", "train_dev"]
@@ -212,11 +213,13 @@ def selection_input(wildcards):
 
 
 def selection_outputs():
-    """Per prompt set: each method's results, and each prompt's train rank and Opti weight."""
+    """Per prompt set: each method's results, each prompt's train rank and Opti weight, and each
+    method's per-fact correctness on the test sets."""
     outputs = {}
     for prompt_set in LPAQA_PROMPT_SETS:
         outputs[f"{prompt_set}/results"] = LPAQA_SELECTION.replace("{prompt_set}", prompt_set)
         outputs[f"{prompt_set}/prompts"] = LPAQA_SELECTED_PROMPTS.replace("{prompt_set}", prompt_set)
+        outputs[f"{prompt_set}/facts"] = LPAQA_METHOD_FACTS.replace("{prompt_set}", prompt_set)
     return outputs
 
 
@@ -488,6 +491,11 @@ def lpaqa_outputs():
             outputs += [*rules.lpaqa_paper_figures.output]
         if "refined" in LPAQA_PROMPT_SETS:
             outputs.append(rules.lpaqa_refine.output.details)
+        # the numbers' uncertainty: intervals, paired comparisons, consistency, calibration
+        outputs += [*rules.lpaqa_intervals.output, *rules.lpaqa_intervals_figure.output]
+        outputs += [*rules.lpaqa_calibration_report.output]
+        if consistency_sets():
+            outputs += [*rules.lpaqa_consistency.output]
     if LPAQA["trex_train"]["source"] == "wikidata":
         outputs.append(rules.wikidata_gather.output.rejects)
     # P@1 of every prompt of every set on the test sets

@@ -191,6 +191,22 @@ RESULTS = contract(
     column("micro", pa.float64(), "micro P@1 of the relation"),
     column("macro", pa.float64(), "macro P@1 of the relation"),
 )
+METHOD_FACTS = contract(
+    "method_facts",
+    "Whether each test fact is right under each selection method of a prompt set (per fact what "
+    "RESULTS averages): the items the bootstrap intervals and paired comparisons resample.",
+    ("results/lpaqa/selection/*/*/facts.parquet",),
+    column("model", pa.string(), "model name"),
+    column("prompt_set", pa.string(), "prompt set"),
+    column(
+        "method", pa.string(), "Top1 .. TopK, Top1-linear .. TopK-linear, Opti, Oracle, Opti-forward, Opti+backward"
+    ),
+    column("dataset", pa.string(), "trex, trex_uhn or google_re"),
+    column("relation", pa.string(), "relation id"),
+    column("fact_id", pa.string(), "the fact"),
+    column("obj_label", pa.string(), "gold object label"),
+    column("correct", pa.bool_(), "the gold object scores highest (ties allowed)"),
+)
 PROMPT_SELECTION = contract(
     "prompt_selection",
     "Each prompt's standing in the selection stage: train accuracy, rank, Opti weight.",
@@ -476,6 +492,7 @@ CONTRACTS = {
         PROBE,
         PROMPT_METRICS,
         RESULTS,
+        METHOD_FACTS,
         PROMPT_SELECTION,
         BACKWARD,
         ENTITIES,

@@ -247,13 +247,22 @@ def grouped_bars(
     ylabel: str,
     reference: float | None = None,
     reference_label: str | None = None,
+    errors: dict[str, tuple[Sequence[float], Sequence[float]]] | None = None,
 ) -> None:
     """One cluster of bars per category, one bar per group (e.g. relations × methods); an
-    optional horizontal reference line (chance, a paper's number)."""
+    optional horizontal reference line (chance, a paper's number); ``errors`` (a group's interval
+    bounds, low and high per category; NaN: none) drawn as error bars."""
     x = np.arange(len(categories))
     width = 0.8 / max(1, len(groups))
     for i, (label, values) in enumerate(groups.items()):
-        ax.bar(x + (i - (len(groups) - 1) / 2) * width, values, width, label=label, color=COLORS[i % len(COLORS)])
+        at = x + (i - (len(groups) - 1) / 2) * width
+        ax.bar(at, values, width, label=label, color=COLORS[i % len(COLORS)])
+        if errors and label in errors:
+            low, high = (np.asarray(bound, dtype=float) for bound in errors[label])
+            values = np.asarray(values, dtype=float)
+            shown = np.isfinite(low) & np.isfinite(high)
+            spread = np.stack([values - low, high - values])[:, shown]
+            ax.errorbar(at[shown], values[shown], yerr=spread, fmt="none", ecolor="black", elinewidth=0.8, capsize=2)
     if reference is not None:
         ax.axhline(reference, color="black", linewidth=0.8, linestyle="--", label=reference_label)
     # long or many labels are turned so that they never run into each other

@@ -1,0 +1,186 @@
+# LPAQA's numbers with their uncertainty (knowprobe.uncertainty, shared by the studies): the
+# headline rows with cluster bootstrap intervals and paired comparisons (the only rules that read
+# the bootstrap's B and seed, so that changing them reruns nothing else), paraphrase consistency
+# over each prompt set's prompts (ParaRel), calibration of the probe's answers.
+
+
+def uncertainty_settings():
+    """The shared `uncertainty` section as a params value (without the calibration bins)."""
+    return settings({key: value for key, value in config["uncertainty"].items() if key != "bins"})
+
+
+def intervals_input(wildcards):
+    keys = dict(model=LPAQA_MODELS, prompt_set=LPAQA_PROMPT_SETS)
+    return {
+        "method_facts": expand(LPAQA_METHOD_FACTS, **keys),
+        "majority": [
+            expand(rules.lpaqa_filter_facts.output.facts, model=model, dataset=dataset, split="test")[0]
+            for model in LPAQA_MODELS
+            for dataset in LPAQA_DATASETS
+        ],
+        "code": code("lpaqa_intervals"),
+    }
+
+
+def lpaqa_table_outputs(names):
+    """``{name}_{md,csv,tex}`` of each (name, label) under results/lpaqa/tables/, for the report."""
+    return {
+        f"{name}_{fmt}": (
+            report_table(
+                f"results/lpaqa/tables/{name}.{fmt}",
+                caption=f"lpaqa/{name}.rst",
+                category="LPAQA",
+                subcategory="Uncertainty",
+                label=label,
+                layout=f"results/lpaqa/tables/{name}.md",
+            )
+            if fmt == "csv"
+            else f"results/lpaqa/tables/{name}.{fmt}"
+        )
+        for name, label in names
+        for fmt in ("md", "csv", "tex")
+    }
+
+
+rule lpaqa_intervals:
+    input:
+        unpack(intervals_input),
+    output:
+        **lpaqa_table_outputs(
+            [
+                ("intervals", "P@1 with 95% intervals (Tables 2 and 3's rows)"),
+                ("comparisons", "paired comparisons: differences and relations where one is better"),
+            ]
+        ),
+        mcnemar="results/lpaqa/tables/mcnemar.csv",
+    log:
+        "logs/lpaqa/intervals.log",
+    conda:
+        "../../../envs/lama.yaml"
+    params:
+        uncertainty=uncertainty_settings(),
+        comparisons=settings(LPAQA["comparisons"]),
+        models=LPAQA_MODELS,
+        prompt_sets=LPAQA_PROMPT_SETS,
+        datasets=LPAQA_DATASETS,
+    script:
+        "../../scripts/lpaqa_intervals.py"
+
+
+rule lpaqa_intervals_figure:
+    input:
+        intervals=rules.lpaqa_intervals.output.intervals_csv,
+        code=code("lpaqa_intervals_figure"),
+    output:
+        **figure(
+            "results/lpaqa/figures/intervals",
+            caption="../../report/lpaqa/intervals_figure.rst",
+            category="LPAQA",
+            subcategory="Uncertainty",
+            labels={"figure": "micro P@1 with 95% intervals"},
+        ),
+    log:
+        "logs/lpaqa/intervals_figure.log",
+    conda:
+        "../../../envs/lama.yaml"
+    script:
+        "../../scripts/lpaqa_intervals_figure.py"
+
+
+def consistency_sets():
+    chosen = LPAQA["consistency"]["prompt_sets"]
+    return [name for name in LPAQA_PROMPT_SETS if name != "manual"] if chosen is None else chosen
+
+
+rule lpaqa_consistency:
+    input:
+        probes=[
+            LPAQA_PROBE.format(model=model, prompt_set=prompt_set, dataset=dataset, split="test")
+            for model in LPAQA_MODELS
+            for prompt_set in consistency_sets()
+            for dataset in LPAQA_DATASETS
+        ],
+        code=code("lpaqa_consistency"),
+    output:
+        **lpaqa_table_outputs([("consistency", "paraphrase consistency (ParaRel) of each prompt set")]),
+        per_relation="results/lpaqa/tables/consistency_per_relation.csv",
+    log:
+        "logs/lpaqa/consistency.log",
+    conda:
+        "../../../envs/lama.yaml"
+    params:
+        article_rule=LPAQA["consistency"]["article_rule"],
+    script:
+        "../../scripts/lpaqa_consistency.py"
+
+
+def calibration_input(wildcards):
+    """The calibrated set's probe tables and hidden states of every test set and of T-REx-train
+    (whose train split fits the temperature), its selection (each relation's Top-1 prompt), the
+    model (its LM head), its candidates and T-REx-train."""
+    prompt_set = LPAQA["calibration"]["prompt_set"]
+    files = probe_files(prompt_set, wildcards.model)
+    inputs = {
+        "model": model_dir(wildcards.model),
+        "candidates": expand(rules.lpaqa_candidate_ids.output[0], model=wildcards.model)[0],
+        "trex_train": rules.lpaqa_trex_train.output.facts,
+        "prompts": expand(LPAQA_SELECTED_PROMPTS, model=wildcards.model, prompt_set=prompt_set)[0],
+        "code": code("lpaqa_calibration"),
+    }
+    for dataset in LPAQA_DATASETS:
+        for suffix in ("", "_hidden"):
+            inputs[f"{dataset}_test{suffix}"] = files[f"{dataset}_test{suffix}"]
+            inputs[f"{dataset}_train_dev{suffix}"] = files[f"{dataset}_train_dev{suffix}"]
+    return inputs
+
+
+rule lpaqa_calibration:
+    input:
+        unpack(calibration_input),
+    output:
+        table="results/lpaqa/calibration/{model}.csv",
+        bins="results/lpaqa/calibration/{model}.bins.csv",
+    log:
+        "logs/lpaqa/calibration/{model}.log",
+    conda:
+        "../../../envs/probe.yaml"
+    threads: config["scoring"]["threads"]
+    resources:
+        gpu=1,
+    params:
+        scoring=scoring_settings(),
+        bins=config["uncertainty"]["bins"],
+        datasets=LPAQA_DATASETS,
+        train_share=LPAQA["trex_train"]["train_share"],
+        split_seed=LPAQA["trex_train"]["split_seed"],
+    script:
+        "../../scripts/lpaqa_calibration.py"
+
+
+rule lpaqa_calibration_report:
+    input:
+        tables=expand(rules.lpaqa_calibration.output.table, model=LPAQA_MODELS),
+        bins=expand(rules.lpaqa_calibration.output.bins, model=LPAQA_MODELS),
+        code=code("lpaqa_calibration_report"),
+    output:
+        **lpaqa_table_outputs([("calibration", "calibration: ECE, Brier, answer-space prior, temperature")]),
+        **figure(
+            "results/lpaqa/figures/reliability",
+            caption="../../report/lpaqa/reliability_figure.rst",
+            category="LPAQA",
+            subcategory="Uncertainty",
+            labels={"figure": "reliability diagrams, per model"},
+        ),
+    log:
+        "logs/lpaqa/calibration_report.log",
+    conda:
+        "../../../envs/lama.yaml"
+    script:
+        "../../scripts/lpaqa_calibration_report.py"
+
+
+localrules:
+    lpaqa_intervals,
+    lpaqa_intervals_figure,
+    lpaqa_consistency,
+    lpaqa_calibration_report,

@@ -1,0 +1,85 @@
+"""COMPS's numbers with their uncertainty (knowprobe.uncertainty): accuracy per model and subset
+(the accuracy table's number: the share of right pairs) with its two-stage cluster bootstrap
+interval, the clusters being the properties (a property's pairs share its phrase and concepts:
+properties are to COMPS what relations are to LAMA): properties drawn with replacement, then the
+pairs of each drawn property, the accuracy recomputed over all drawn pairs. Paired comparisons:
+each model against the next, on the same pairs."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .. import uncertainty
+from .metrics import correct
+from .tables import SUBSET_NAMES
+
+GROUP = ["model", "subset"]
+
+
+def items(scored_pairs: pd.DataFrame) -> pd.DataFrame:
+    """``model, subset, property, id, correct``."""
+    return scored_pairs[["model", "subset", "property", "id"]].assign(correct=correct(scored_pairs).to_numpy())
+
+
+def interval_table(pairs: pd.DataFrame, settings: uncertainty.Settings) -> pd.DataFrame:
+    table = uncertainty.interval_rows(pairs, GROUP, "property", "correct", settings, pooled=True)
+    return table[GROUP].assign(
+        accuracy=100 * table["value"],
+        low=100 * table["low"],
+        high=100 * table["high"],
+        properties=table["clusters"],
+        pairs=table["items"],
+        note=table["note"],
+    )
+
+
+def layout(table: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "model": table["model"],
+            "subset": table["subset"].map(lambda s: SUBSET_NAMES.get(s, s)),
+            "accuracy": [uncertainty.cell(r.accuracy, r.low, r.high) for r in table.itertuples()],
+            "properties": [
+                r.properties if not r.note else f"{r.properties} (too few for an interval)" for r in table.itertuples()
+            ],
+            "pairs": table["pairs"],
+        }
+    )
+
+
+def default_comparisons(pairs: pd.DataFrame, config: dict, models: list[str]) -> list[tuple[tuple, tuple]]:
+    present = set(map(tuple, pairs[GROUP].drop_duplicates().to_numpy()))
+    model_pairs = config["model_pairs"] if config["model_pairs"] is not None else list(zip(models, models[1:]))
+    subsets = list(dict.fromkeys(pairs["subset"]))
+    found = [((a, subset), (b, subset)) for a, b in model_pairs for subset in subsets]
+    return [(a, b) for a, b in found if a in present and b in present]
+
+
+def comparisons(pairs: pd.DataFrame, model_pairs, settings: uncertainty.Settings):
+    groups = dict(tuple(pairs.groupby(GROUP, sort=False)))
+    summary, tests = uncertainty.comparison_table(
+        groups,
+        model_pairs,
+        lambda key: SUBSET_NAMES.get(key[1], key[1]),
+        "property",
+        "id",
+        "correct",
+        settings,
+        name_of=lambda key: key[0],
+        pooled=True,
+    )
+    return summary.rename(columns={"clusters": "properties", "items": "pairs", "dataset": "subset"}), tests.rename(
+        columns={"cluster": "property", "dataset": "subset"}
+    )
+
+
+def headlines(table: pd.DataFrame) -> list[str]:
+    """The report's landing-page line per model: accuracy on each subset with its interval."""
+    lines = []
+    for model, rows in table.groupby("model", sort=False):
+        cells = ", ".join(
+            f"{SUBSET_NAMES.get(r.subset, r.subset)} {uncertainty.cell(r.accuracy, r.low, r.high)}"
+            for r in rows.itertuples()
+        )
+        lines.append(f"{model}: {cells} (accuracy %, 95% interval over properties; chance 50)")
+    return lines

@@ -1,0 +1,637 @@
+"""Numbers with their uncertainty, for every study: cluster bootstrap intervals, paired
+comparisons (paired bootstrap, McNemar's exact test, Holm's correction), paraphrase consistency
+(ParaRel's definition) and calibration (ECE, Brier, the answer-space prior, temperature scaling).
+
+Pure, vectorised NumPy functions; a study hands them cluster ids (relations, properties) and
+per-item values (a fact's correctness, a paired difference), B and a seed, and gets numbers back.
+No function here knows a study.
+
+**The two-stage cluster bootstrap.** A headline such as LPAQA's micro P@1 is a mean over
+clusters (relations) of per-cluster means (over facts): every cluster weighs the same. One
+replicate draws the clusters with replacement, then, within each drawn cluster, its items with
+replacement, and recomputes the same statistic. Drawing n items with replacement from a cluster
+whose items take the values v_1..v_L with frequencies f_1..f_L gives counts Multinomial(n, f):
+the replicate's cluster mean is ``counts @ v / n``. Drawing those counts (as conditional
+binomials, vectorised over replicates and drawn clusters) is the same distribution as drawing n
+indices, at the cost of L draws instead of n: L = 2 for correctness, 3 for a paired difference,
+so the full reproduction's tables take seconds (benchmarks/bootstrap.py). Replicates run in
+chunks that bound memory; no Python loop runs per replicate.
+
+Macro P@1 (per object, then per relation) is resampled accordingly: relations, then the
+relation's objects (the units macro averages), then the facts of each drawn object. Objects with
+the same (facts, right) are exchangeable, so the draw is over those classes: the sum over c drawn
+objects of one class of Binomial(n, p) is Binomial(c n, p). A relation with many classes (more
+than ``EXACT_CLASSES``) has the sum of its resampled objects' accuracies drawn from the normal
+distribution of its exact mean and variance instead (see ``macro_replicates``).
+
+The interval is the 2.5th and 97.5th percentile of the B replicates (95%, percentile method).
+With fewer than ``min_clusters`` clusters no interval is given: the resampled clusters cannot
+stand for a population of them (``Interval.note`` says so).
+
+**Paired comparisons.** Two systems on the same items: the difference's replicates resample the
+per-item differences A - B, which is resampling the same indices for both. Per cluster, McNemar's
+exact test on the discordant items (A right and B wrong: b; the reverse: c): the two-sided
+binomial tail ``min(1, 2 P(X <= min(b, c)))``, X ~ Binomial(b + c, 1/2), then Holm's step-down
+correction over the clusters of a comparison.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats as scipy_stats
+
+DEFAULT_B = 10_000
+MIN_CLUSTERS = 5
+CHUNK_ELEMENTS = 4_000_000  # drawn values per chunk of replicates (bounds memory)
+EXACT_CLASSES = 12  # macro: clusters with more classes of objects draw their sum from its normal distribution
+
+
+def stream(seed: int, *key: str) -> np.random.Generator:
+    """A random stream of its own for each ``key`` (e.g. model, prompt set, method), so that a
+    row's interval does not depend on which other rows a table holds."""
+    return np.random.default_rng([seed, *(zlib.crc32(str(part).encode("utf-8")) for part in key)])
+
+
+# --- clusters as levels --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Clusters:
+    """Per-item values grouped by cluster as distinct levels and their counts: ``levels[cluster,
+    L]`` (padded), ``counts[cluster, L]`` (0 where padded), ``sizes[cluster]``."""
+
+    names: np.ndarray
+    levels: np.ndarray
+    counts: np.ndarray
+
+    @property
+    def sizes(self) -> np.ndarray:
+        return self.counts.sum(axis=1)
+
+    @property
+    def means(self) -> np.ndarray:
+        return (self.levels * self.counts).sum(axis=1) / self.sizes
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+
+def clusters_of(cluster_ids, values) -> Clusters:
+    """Group ``values[item]`` by ``cluster_ids[item]`` (any hashable ids; clusters sorted)."""
+    cluster_ids = np.asarray(cluster_ids)
+    values = np.asarray(values, dtype=np.float64)
+    if cluster_ids.shape != values.shape or values.ndim != 1:
+        raise ValueError(f"cluster ids {cluster_ids.shape} and values {values.shape}: one of each per item")
+    if not np.isfinite(values).all():
+        raise ValueError("values must be finite")
+    names, cluster = np.unique(cluster_ids, return_inverse=True)
+    distinct, level = np.unique(values, return_inverse=True)
+    pair_counts = np.bincount(cluster.ravel() * len(distinct) + level.ravel(), minlength=len(names) * len(distinct))
+    pair_counts = pair_counts.reshape(len(names), len(distinct))
+    present = pair_counts > 0
+    width = max(int(present.sum(axis=1).max(initial=1)), 1)
+    # each cluster's levels first (stable), padded with zero counts
+    order = np.argsort(~present, axis=1, kind="stable")[:, :width]
+    counts = np.take_along_axis(pair_counts, order, axis=1).astype(np.int64)
+    levels = np.where(counts > 0, distinct[order], 0.0)
+    return Clusters(names, levels, counts)
+
+
+def multinomial(rng: np.random.Generator, n: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
+    """Multinomial counts ``[..., L]`` for ``n[...]`` draws over ``probabilities[..., L]`` (broadcast
+    against ``n``), as conditional binomials (vectorised over ``...``, L small)."""
+    n = np.asarray(n, dtype=np.int64)
+    shape = np.broadcast_shapes(n.shape, probabilities.shape[:-1])
+    probabilities = np.broadcast_to(probabilities, (*shape, probabilities.shape[-1]))
+    left = np.broadcast_to(n, shape).copy()
+    mass = np.ones(shape)
+    out = np.zeros(probabilities.shape, dtype=np.int64)
+    for level in range(probabilities.shape[-1] - 1):
+        p = probabilities[..., level]
+        share = np.divide(p, mass, out=np.zeros(shape), where=mass > 1e-12)
+        out[..., level] = rng.binomial(left, np.clip(share, 0.0, 1.0))
+        left -= out[..., level]
+        mass = mass - p
+    out[..., -1] = left
+    return out
+
+
+def _chunks(total: int, per_replicate: int):
+    size = max(1, CHUNK_ELEMENTS // max(per_replicate, 1))
+    for start in range(0, total, size):
+        yield min(size, total - start)
+
+
+def cluster_draws(rng: np.random.Generator, size: int, m: int) -> np.ndarray:
+    """``[size, m]``: how often each of ``m`` clusters is drawn in each of ``size`` replicates
+    (m draws with replacement)."""
+    picked = rng.integers(0, m, size=(size, m)) + m * np.arange(size)[:, None]
+    return np.bincount(picked.ravel(), minlength=size * m).reshape(size, m)
+
+
+def replicates(
+    groups: Clusters, b: int = DEFAULT_B, rng: np.random.Generator | None = None, pooled: bool = False
+) -> np.ndarray:
+    """``[b]`` replicates of the mean over clusters of per-cluster means (``pooled``: of the mean
+    over all items, every item weighing the same), by the two-stage cluster bootstrap (clusters
+    with replacement, then items within each drawn cluster).
+
+    A cluster drawn c times contributes c independent resamples of its items; their sums add up
+    to one multinomial draw of c n items over its levels (the sum of independent multinomials of
+    the same frequencies), so each replicate needs one draw per cluster and level."""
+    rng = rng if rng is not None else np.random.default_rng(0)
+    m = len(groups)
+    if m == 0:
+        return np.full(b, np.nan)
+    sizes = groups.sizes
+    frequencies = groups.counts / sizes[:, None]
+    out = np.empty(b)
+    done = 0
+    for size in _chunks(b, m * groups.levels.shape[1]):
+        drawn = cluster_draws(rng, size, m)
+        counts = multinomial(rng, drawn * sizes, frequencies[None])
+        sums = (counts * groups.levels[None]).sum(axis=-1)  # [size, m]: over every drawn copy
+        if pooled:
+            out[done : done + size] = sums.sum(axis=1) / (drawn * sizes).sum(axis=1)
+        else:
+            out[done : done + size] = (sums / sizes).sum(axis=1) / m
+        done += size
+    return out
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A statistic with its 95% percentile interval; ``note`` says why there is none."""
+
+    value: float
+    low: float
+    high: float
+    clusters: int
+    items: int
+    note: str = ""
+
+    def cell(self, scale: float = 1.0, digits: int = 1) -> str:
+        """``value [low, high]`` (``value (note)`` without an interval)."""
+        value = f"{scale * self.value:.{digits}f}"
+        if np.isnan(self.low):
+            return f"{value} ({self.note})" if self.note else value
+        return f"{value} [{scale * self.low:.{digits}f}, {scale * self.high:.{digits}f}]"
+
+
+def percentile_interval(
+    value: float, draws: np.ndarray, clusters: int, items: int, min_clusters: int = MIN_CLUSTERS, level: float = 0.95
+) -> Interval:
+    if clusters < min_clusters:
+        return Interval(value, np.nan, np.nan, clusters, items, f"{clusters} clusters: fewer than {min_clusters}")
+    tail = 100 * (1 - level) / 2
+    low, high = np.percentile(draws, [tail, 100 - tail])
+    return Interval(float(value), float(low), float(high), clusters, items)
+
+
+def cluster_interval(
+    cluster_ids,
+    values,
+    b: int = DEFAULT_B,
+    rng: np.random.Generator | None = None,
+    min_clusters: int = MIN_CLUSTERS,
+    level: float = 0.95,
+    pooled: bool = False,
+) -> Interval:
+    """The mean over clusters of per-cluster means of ``values`` (e.g. micro P@1 from per-fact
+    correctness; ``pooled``: the mean over all items, e.g. COMPS's accuracy) with its two-stage
+    cluster bootstrap interval."""
+    groups = clusters_of(cluster_ids, values)
+    items = int(groups.sizes.sum())
+    if not len(groups):
+        value = np.nan
+    elif pooled:
+        value = float((groups.levels * groups.counts).sum() / items)
+    else:
+        value = float(groups.means.mean())
+    if len(groups) < min_clusters:
+        return percentile_interval(value, np.empty(0), len(groups), items, min_clusters, level)
+    draws = replicates(groups, b, rng, pooled)
+    return percentile_interval(value, draws, len(groups), items, min_clusters, level)
+
+
+# --- macro: clusters, then objects, then items ---------------------------------------------------
+
+
+def macro_replicates(
+    cluster_ids, object_ids, correct, b: int = DEFAULT_B, rng: np.random.Generator | None = None
+) -> tuple[float, np.ndarray, int]:
+    """Macro accuracy (per object, then per cluster, then over clusters) and ``[b]`` replicates:
+    clusters with replacement, then each drawn cluster's objects, then each drawn object's items.
+    Returns (value, replicates, clusters).
+
+    Objects of one cluster with the same (items, right) form a class; a cluster drawn c times
+    draws c O objects (O its objects) over its classes at once, and the right items of the
+    objects drawn of a class of n items, p right, sum to Binomial(drawn n, p). A cluster with
+    more than ``EXACT_CLASSES`` classes (many objects of many sizes) has the sum of its c O
+    resampled object accuracies drawn from the normal distribution of the same mean and variance
+    (the variance of one: the mean over objects of p(1 - p)/n plus the variance of p over
+    objects): a sum of at least that many bounded terms, where the exact draw would cost a
+    binomial per class (benchmarks/bootstrap.py; tests/test_uncertainty.py compares the two)."""
+    rng = rng if rng is not None else np.random.default_rng(0)
+    cluster_ids, object_ids = np.asarray(cluster_ids), np.asarray(object_ids)
+    correct = np.asarray(correct, dtype=np.int64)
+    names, cluster = np.unique(cluster_ids, return_inverse=True)
+    _, object_code = np.unique(object_ids, return_inverse=True)
+    _, obj = np.unique(cluster.ravel() * (object_code.max(initial=0) + 1) + object_code.ravel(), return_inverse=True)
+    n_obj = np.bincount(obj)
+    k_obj = np.bincount(obj, weights=correct).astype(np.int64)
+    obj_cluster = np.zeros(len(n_obj), dtype=np.int64)
+    obj_cluster[obj] = cluster.ravel()
+    m = len(names)
+    classes = []  # per cluster: objects per class, items per class's object, right per class's object
+    for c in range(m):
+        mine = obj_cluster == c
+        pairs, counts = np.unique(np.stack([n_obj[mine], k_obj[mine]]), axis=1, return_counts=True)
+        classes.append((counts, pairs[0], pairs[1]))
+    per_cluster = np.array([(w * k / n).sum() / w.sum() for w, n, k in classes])
+    value = float(per_cluster.mean()) if m else np.nan
+    out = np.empty(b)
+    done = 0
+    for size in _chunks(b, m * EXACT_CLASSES):
+        drawn = cluster_draws(rng, size, m)
+        total = np.zeros(size)
+        for c, (w, n, k) in enumerate(classes):
+            objects = w.sum()
+            if len(w) <= EXACT_CLASSES:
+                picked = multinomial(rng, drawn[:, c] * objects, (w / objects)[None])
+                right = rng.binomial(picked * n, k / n)
+                total += (right / n).sum(axis=1) / objects
+            else:
+                # the sum of the c O resampled object accuracies, by its exact mean and variance
+                p = k / n
+                mean = (w * p).sum() / objects
+                variance = (w * p * (1 - p) / n).sum() / objects + (w * (p - mean) ** 2).sum() / objects
+                copies = drawn[:, c] * objects
+                total += (copies * mean + np.sqrt(copies * variance) * rng.standard_normal(size)) / objects
+        out[done : done + size] = total / m
+        done += size
+    return value, out, m
+
+
+def macro_interval(
+    cluster_ids,
+    object_ids,
+    correct,
+    b: int = DEFAULT_B,
+    rng: np.random.Generator | None = None,
+    min_clusters: int = MIN_CLUSTERS,
+) -> Interval:
+    value, draws, m = macro_replicates(
+        cluster_ids, object_ids, correct, b if len(set(cluster_ids)) >= min_clusters else 1, rng
+    )
+    return percentile_interval(value, draws, m, len(correct), min_clusters)
+
+
+# --- paired comparisons --------------------------------------------------------------------------
+
+
+def paired_interval(
+    cluster_ids,
+    correct_a,
+    correct_b,
+    b: int = DEFAULT_B,
+    rng=None,
+    min_clusters: int = MIN_CLUSTERS,
+    pooled: bool = False,
+) -> Interval:
+    """A - B of the mean over clusters of per-cluster means, with the interval of the paired
+    cluster bootstrap: both resampled at the same items (their difference is what is drawn)."""
+    difference = np.asarray(correct_a, dtype=np.float64) - np.asarray(correct_b, dtype=np.float64)
+    return cluster_interval(cluster_ids, difference, b, rng, min_clusters, pooled=pooled)
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Two-sided exact McNemar p-value of ``b`` and ``c`` discordant items: 2 P(X <= min(b, c)),
+    X ~ Binomial(b + c, 1/2), at most 1 (1 without discordant items)."""
+    n = b + c
+    if n == 0:
+        return 1.0
+    return float(min(1.0, 2.0 * scipy_stats.binom.cdf(min(b, c), n, 0.5)))
+
+
+def holm(p_values) -> np.ndarray:
+    """Holm's step-down adjusted p-values (same order as given)."""
+    p = np.asarray(p_values, dtype=np.float64)
+    m = len(p)
+    if not m:
+        return p
+    order = np.argsort(p, kind="stable")
+    adjusted = np.maximum.accumulate((m - np.arange(m)) * p[order])
+    out = np.empty(m)
+    out[order] = np.minimum(adjusted, 1.0)
+    return out
+
+
+def mcnemar_per_cluster(cluster_ids, correct_a, correct_b, alpha: float = 0.05) -> dict:
+    """Per cluster: discordant counts ``b`` (A right, B wrong) and ``c``, McNemar's exact p-value,
+    Holm's adjusted one, and the verdict ``A better``, ``B better`` or ``no difference`` at
+    ``alpha`` after Holm. Returns columns as arrays (clusters sorted)."""
+    cluster_ids = np.asarray(cluster_ids)
+    a, bb = np.asarray(correct_a, dtype=bool), np.asarray(correct_b, dtype=bool)
+    names, cluster = np.unique(cluster_ids, return_inverse=True)
+    b = np.bincount(cluster, weights=a & ~bb, minlength=len(names)).astype(np.int64)
+    c = np.bincount(cluster, weights=~a & bb, minlength=len(names)).astype(np.int64)
+    p = np.array([mcnemar_exact(int(x), int(y)) for x, y in zip(b, c)])
+    adjusted = holm(p)
+    verdict = np.where(adjusted < alpha, np.where(b > c, "A better", "B better"), "no difference")
+    return {"cluster": names, "b": b, "c": c, "p": p, "p_holm": adjusted, "verdict": verdict}
+
+
+# --- paraphrase consistency (ParaRel) ------------------------------------------------------------
+
+VOWELS = set("aeiouAEIOU")
+
+
+def article_mismatch(template: str, obj: str) -> bool:
+    """ParaRel's rule: a prompt whose "a" before ``[Y]`` meets an object starting with a vowel, or
+    whose "an" meets one starting otherwise, is skipped for that fact."""
+    padded = f" {template}"
+    starts_vowel = bool(obj) and obj[0] in VOWELS
+    return (" a [Y]" in padded and starts_vowel) or (" an [Y]" in padded and not starts_vowel)
+
+
+@dataclass(frozen=True)
+class Consistency:
+    consistency: float  # mean over clusters of the mean over subjects of the agreeing ordered pairs' share
+    consistent_accuracy: float  # ... of the share of subjects all of whose prompts are right
+    all_agree: float  # ... of the share of subjects all of whose prompts agree
+    clusters: int
+    subjects: int  # subjects with at least two prompts kept
+    skipped: int  # (subject, prompt) answers skipped by the article rule
+
+
+def subject_consistency(answers: np.ndarray, right: np.ndarray, kept: np.ndarray):
+    """Per subject (rows of ``[subject, prompt]`` arrays of answer codes, correctness and whether
+    the prompt is kept): the share of ordered pairs of kept prompts agreeing, whether all kept are
+    right, whether all agree, and whether the subject has two kept prompts (else the rest is NaN)."""
+    n = kept.sum(axis=1)
+    same = (answers[:, :, None] == answers[:, None, :]) & kept[:, :, None] & kept[:, None, :]
+    agreeing = same.sum(axis=(1, 2)) - n  # ordered pairs: leave out each prompt with itself
+    pairs = n * (n - 1)
+    valid = n >= 2
+    share = np.where(valid, agreeing / np.maximum(pairs, 1), np.nan)
+    all_right = np.where(valid, (right | ~kept).all(axis=1), np.nan)
+    all_agree = np.where(valid, agreeing == pairs, np.nan)
+    return share, all_right, all_agree, valid
+
+
+def consistency(cluster_ids, answers, right, kept) -> tuple[Consistency, dict]:
+    """ParaRel's consistency over ``[subject, prompt]`` arrays (one row per subject, with its
+    cluster in ``cluster_ids``; prompts padded with ``kept = False``): per cluster the mean over
+    subjects, then the mean over clusters. Returns the totals and per-cluster columns."""
+    share, all_right, all_agree, valid = subject_consistency(np.asarray(answers), np.asarray(right), np.asarray(kept))
+    cluster_ids = np.asarray(cluster_ids)
+    names = np.unique(cluster_ids[valid])
+    rows = {"cluster": names, "subjects": [], "consistency": [], "consistent_accuracy": [], "all_agree": []}
+    for name in names:
+        mask = valid & (cluster_ids == name)
+        rows["subjects"].append(int(mask.sum()))
+        rows["consistency"].append(float(share[mask].mean()))
+        rows["consistent_accuracy"].append(float(all_right[mask].mean()))
+        rows["all_agree"].append(float(all_agree[mask].mean()))
+    total = Consistency(
+        float(np.mean(rows["consistency"])) if len(names) else np.nan,
+        float(np.mean(rows["consistent_accuracy"])) if len(names) else np.nan,
+        float(np.mean(rows["all_agree"])) if len(names) else np.nan,
+        len(names),
+        int(valid.sum()),
+        int((~np.asarray(kept)).sum()),
+    )
+    return total, rows
+
+
+# --- calibration ---------------------------------------------------------------------------------
+
+
+def softmax(scores: np.ndarray, temperature: float = 1.0) -> np.ndarray:
+    """p(c) over the candidate set (last axis) of ``scores / temperature``."""
+    z = np.asarray(scores, dtype=np.float64) / temperature
+    z = z - z.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def reliability(confidence: np.ndarray, right: np.ndarray, bins: int = 10) -> dict:
+    """Equal-width bins of confidence over [0, 1] (the last closed): per bin its items, mean
+    confidence and accuracy (NaN when empty)."""
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    which = np.clip(np.searchsorted(edges, confidence, side="right") - 1, 0, bins - 1)
+    count = np.bincount(which, minlength=bins)
+    conf = np.bincount(which, weights=confidence, minlength=bins)
+    acc = np.bincount(which, weights=np.asarray(right, dtype=np.float64), minlength=bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return {"low": edges[:-1], "high": edges[1:], "n": count, "confidence": conf / count, "accuracy": acc / count}
+
+
+def ece(confidence, right, bins: int = 10) -> float:
+    """Expected calibration error (Guo et al. 2017; X-FACTR): sum over equal-width bins of the
+    bin's share of items times |accuracy - mean confidence|."""
+    table = reliability(np.asarray(confidence, dtype=np.float64), right, bins)
+    used = table["n"] > 0
+    gap = np.abs(table["accuracy"][used] - table["confidence"][used])
+    return float((table["n"][used] * gap).sum() / max(table["n"].sum(), 1))
+
+
+def brier(probabilities: np.ndarray, gold: np.ndarray) -> float:
+    """Multi-class Brier score: the mean over items of sum_c (p(c) - [c = gold])^2."""
+    p = np.asarray(probabilities, dtype=np.float64)
+    rows = np.arange(len(gold))
+    squared = (p**2).sum(axis=1) - 2 * p[rows, gold] + 1
+    return float(squared.mean()) if len(gold) else np.nan
+
+
+def prior_kl(probabilities: np.ndarray, gold: np.ndarray) -> float:
+    """KL(gold || prior) of a cluster: the prior is the mean p(c) over its items (the answer
+    space the model leans to), the gold distribution the share of its items of each gold object;
+    the prior is a softmax, so never 0 where the gold distribution is not."""
+    p = np.asarray(probabilities, dtype=np.float64)
+    prior = p.mean(axis=0)
+    objects, counts = np.unique(gold, return_counts=True)
+    share = counts / counts.sum()
+    return float((share * np.log(share / np.maximum(prior[objects], 1e-300))).sum())
+
+
+def negative_log_likelihood(scores: np.ndarray, gold: np.ndarray, temperature: float) -> float:
+    z = np.asarray(scores, dtype=np.float64) / temperature
+    top = z.max(axis=1)
+    log_norm = top + np.log(np.exp(z - top[:, None]).sum(axis=1))
+    return float((log_norm - z[np.arange(len(gold)), gold]).mean())
+
+
+def fit_temperature(scores: np.ndarray, gold: np.ndarray, low: float = 0.05, high: float = 20.0) -> float:
+    """The temperature minimising the mean negative log-likelihood of the gold candidates (Guo et
+    al. 2017), searched over log T in [log low, log high] (bounded Brent)."""
+    from scipy.optimize import minimize_scalar
+
+    if not len(gold):
+        return 1.0
+    result = minimize_scalar(
+        lambda log_t: negative_log_likelihood(scores, gold, float(np.exp(log_t))),
+        bounds=(np.log(low), np.log(high)),
+        method="bounded",
+        options={"xatol": 1e-4},
+    )
+    return float(np.exp(result.x))
+
+
+# --- tables: what the studies call ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The config's ``uncertainty``."""
+
+    bootstrap: int = DEFAULT_B
+    seed: int = 0
+    min_clusters: int = MIN_CLUSTERS
+    alpha: float = 0.05
+    bins: int = 10
+
+
+INTERVAL_COLUMNS = ["value", "low", "high", "clusters", "items", "note"]
+
+
+def interval_rows(
+    frame,
+    keys: list[str],
+    cluster: str,
+    value: str,
+    settings: Settings,
+    objects: str | None = None,
+    pooled: bool = False,
+):
+    """One row per group of ``keys``: the mean over ``cluster`` of per-cluster means of ``value``
+    (with ``objects``, the macro mean: per object, then per cluster; ``pooled``: the mean over
+    items) and its interval, as
+    ``keys + INTERVAL_COLUMNS``; each group draws from a stream seeded by the seed and its key."""
+    import pandas as pd
+
+    rows = []
+    for key, group in frame.groupby(keys, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        rng = stream(settings.seed, *key, value, objects or "")
+        if objects is None:
+            found = cluster_interval(
+                group[cluster], group[value], settings.bootstrap, rng, settings.min_clusters, pooled=pooled
+            )
+        else:
+            found = macro_interval(
+                group[cluster], group[objects], group[value], settings.bootstrap, rng, settings.min_clusters
+            )
+        rows.append({**dict(zip(keys, key)), **_interval_dict(found)})
+    return pd.DataFrame(rows, columns=[*keys, *INTERVAL_COLUMNS])
+
+
+def _interval_dict(found: Interval) -> dict:
+    return {
+        "value": found.value,
+        "low": found.low,
+        "high": found.high,
+        "clusters": found.clusters,
+        "items": found.items,
+        "note": found.note,
+    }
+
+
+def compare(
+    a, b, key: tuple, cluster: str, item: str, value: str, settings: Settings, pooled: bool = False
+) -> tuple[dict, dict]:
+    """A paired comparison of two frames of per-item ``value`` (0/1) on the items both have (joined on
+    ``cluster`` and ``item``): the difference A - B with its paired interval, and the per-cluster
+    McNemar tests with Holm's verdicts counted. Returns (summary, per-cluster columns)."""
+    joined = a[[cluster, item, value]].merge(b[[cluster, item, value]], on=[cluster, item], suffixes=("_a", "_b"))
+    right_a, right_b = joined[f"{value}_a"].to_numpy(bool), joined[f"{value}_b"].to_numpy(bool)
+    rng = stream(settings.seed, "paired", *key)
+    found = paired_interval(
+        joined[cluster], right_a, right_b, settings.bootstrap, rng, settings.min_clusters, pooled=pooled
+    )
+    tests = mcnemar_per_cluster(joined[cluster].to_numpy(), right_a, right_b, settings.alpha)
+    verdicts = list(tests["verdict"])
+    summary = {
+        **_interval_dict(found),
+        "A better": verdicts.count("A better"),
+        "no difference": verdicts.count("no difference"),
+        "B better": verdicts.count("B better"),
+    }
+    return summary, tests
+
+
+def comparison_table(
+    groups: dict,
+    pairs,
+    dataset_of,
+    cluster: str,
+    item: str,
+    value: str,
+    settings: Settings,
+    name_of=None,
+    pooled: bool = False,
+):
+    """Every pair ``(A, B)`` of keys of ``groups`` (key -> frame of per-item ``value``): the
+    difference in points (100 x A - B) with its paired interval, and the clusters where either is
+    better (McNemar, Holm) or neither. ``dataset_of(key)`` names the part both are on (shown as
+    ``dataset``; pass ``lambda key: ""`` if there is one), ``name_of(key)`` a row's name (its
+    parts joined by blanks). Returns (summary, per-cluster tests)."""
+    import pandas as pd
+
+    summary, tests = [], []
+    for a, b in pairs:
+        if a not in groups or b not in groups:
+            continue
+        name_of = name_of or (lambda key: " ".join(map(str, key)))
+        name_a, name_b = name_of(a), name_of(b)
+        found, per_cluster = compare(groups[a], groups[b], (name_a, name_b), cluster, item, value, settings, pooled)
+        dataset = dataset_of(a)
+        summary.append(
+            {
+                "A": name_a,
+                "B": name_b,
+                "dataset": dataset,
+                "difference": 100 * found["value"],
+                "low": 100 * found["low"],
+                "high": 100 * found["high"],
+                "clusters": found["clusters"],
+                "items": found["items"],
+                "A better": found["A better"],
+                "no difference": found["no difference"],
+                "B better": found["B better"],
+                "note": found["note"],
+            }
+        )
+        tests.append(pd.DataFrame(per_cluster).assign(A=name_a, B=name_b, dataset=dataset))
+    columns = ["A", "B", "dataset", "cluster", "b", "c", "p", "p_holm", "verdict"]
+    return pd.DataFrame(summary), (
+        pd.concat(tests, ignore_index=True)[columns] if tests else pd.DataFrame(columns=columns)
+    )
+
+
+def cell(value: float, low: float, high: float, digits: int = 1) -> str:
+    """``value [low, high]``, or the value alone where there is no interval."""
+    if low != low:  # NaN
+        return f"{value:.{digits}f}"
+    return f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def comparison_layout(summary, cluster_name: str = "clusters"):
+    """The comparisons for people: A, B, (dataset), "A - B (points)" as value [low, high], the
+    clusters, and the three counts."""
+    import pandas as pd
+
+    if summary.empty:
+        return summary
+    out = {"A": summary["A"], "B": summary["B"]}
+    if (summary["dataset"] != "").any():
+        out["dataset"] = summary["dataset"]
+    out["A - B (points)"] = [cell(r.difference, r.low, r.high) for r in summary.itertuples()]
+    out[cluster_name] = summary["clusters"]
+    for column in ("A better", "no difference", "B better"):
+        out[column] = summary[column]
+    return pd.DataFrame(out)

@@ -1,0 +1,62 @@
+"""Rule lpaqa_calibration_report: every model's calibration in one table, and a reliability
+diagram per model (accuracy against confidence per bin, before and after temperature scaling)."""
+
+import pandas as pd
+
+from knowprobe import figures
+from knowprobe.io import rule_logging
+from knowprobe.lpaqa.tables import DATASET_NAMES
+from knowprobe.tables import write_table
+
+with rule_logging(snakemake.log[0]) as log:
+    table = pd.concat([pd.read_csv(path) for path in snakemake.input.tables], ignore_index=True)
+    bins = pd.concat([pd.read_csv(path) for path in snakemake.input.bins], ignore_index=True)
+    layout = table.assign(dataset=table["dataset"].map(lambda d: DATASET_NAMES.get(d, d)))
+    layout = layout[
+        [
+            "model",
+            "dataset",
+            "scaling",
+            "temperature",
+            "accuracy",
+            "confidence",
+            "ece",
+            "brier",
+            "prior_kl",
+            "relations",
+            "facts",
+        ]
+    ]
+    write_table(
+        snakemake.output,
+        "calibration",
+        table,
+        layout.round({"temperature": 2, "brier": 3, "prior_kl": 3}),
+        "Calibration of each relation's Top-1 prompt: p(c) the softmax over the candidate set of the "
+        "candidates' log-probs, confidence max p(c); accuracy and mean confidence (%), ECE (%, equal-width "
+        "bins), the multi-class Brier score, and KL(gold objects || answer-space prior) per relation averaged "
+        "over relations (the prior: mean p(c) over the relation's facts); scaling: none, or the temperature "
+        "fitted on T-REx-train's train split.",
+    )
+    models = list(dict.fromkeys(bins["model"]))
+    datasets = list(dict.fromkeys(bins["dataset"]))
+    fig, axes = figures.new(panels=len(models) * len(datasets), rows=len(models), width=3.2 * len(datasets) + 1.5)
+    panels = iter(axes)
+    for model in models:
+        for dataset in datasets:
+            ax = next(panels)
+            ax.plot([0, 1], [0, 1], color="black", linewidth=0.8, linestyle="--", label="perfect calibration")
+            for i, scaling in enumerate(["none", "fitted"]):
+                rows = bins[(bins["model"] == model) & (bins["dataset"] == dataset) & (bins["scaling"] == scaling)]
+                rows = rows[rows["n"] > 0]
+                t = rows["temperature"].iloc[0] if len(rows) else 1.0
+                label = "no scaling" if scaling == "none" else f"temperature {t:.2f}"
+                ax.plot(rows["confidence"], rows["accuracy"], marker="o", color=figures.COLORS[i], label=label)
+            ax.set_xlim(0, 1)
+            ax.set_ylim(0, 1)
+            ax.set_xlabel("confidence")
+            ax.set_ylabel("accuracy")
+            ax.set_title(f"{model}: {DATASET_NAMES.get(dataset, dataset)}", fontsize=8)
+    figures.legend_beside(axes[len(datasets) - 1])
+    figures.save(fig, snakemake.output.png, snakemake.output.svg)
+    log.info("%d models, %d datasets", len(models), len(datasets))
