@@ -397,9 +397,10 @@ def test_shared_prefixes_are_placed_once_and_give_the_full_forward_scores(
         assert scorer.packing_width(10) is None and not layouts
     else:
         ids, _ = scorer.encode([p + " " + c for p, c in SHARED_PAIRS])
-        distinct_prefixes = {tuple(sequence[: k + 1]) for sequence in ids for k in range(len(sequence))}
-        assert layouts[0].used.sum() == len(distinct_prefixes) < sum(len(sequence) for sequence in ids)
-        assert layouts[1].used.sum() == sum(len(sequence) for sequence in ids)
+        # a text's last token predicts nothing and is not placed
+        distinct_prefixes = {tuple(sequence[: k + 1]) for sequence in ids for k in range(len(sequence) - 1)}
+        assert layouts[0].used.sum() == len(distinct_prefixes) < sum(len(sequence) - 1 for sequence in ids)
+        assert layouts[1].used.sum() == sum(len(sequence) - 1 for sequence in ids)
     if start_token and tokenizer.bos_token_id is not None:
         want = [reference_continuation(model, tokenizer, p, c) for p, c in SHARED_PAIRS]
     else:
@@ -410,10 +411,11 @@ def test_shared_prefixes_are_placed_once_and_give_the_full_forward_scores(
 def test_prefix_tree_rows_place_each_shared_prefix_once_and_read_every_scored_token():
     ids = [[1, 2, 3, 4], [1, 2, 3, 5, 6], [1, 2, 7], [8, 9], [1, 2, 3, 4, 6]]
     scored = [2, 3, 2, 1, 4]
-    tree = causal.prefix_tree_rows(ids, scored, 6, 0, share=True)
-    # sorted: [1,2,3,4] [1,2,3,4,6] | [1,2,3,5,6] [1,2,7] | [8,9]: the third would not fit in row 0
-    assert tree.used.tolist() == [5, 6, 2] and tree.tokens[:2].tolist() == [[1, 2, 3, 4, 6, 0], [1, 2, 3, 5, 6, 7]]
-    assert tree.parents[1].tolist() == [-1, 0, 1, 2, 3, 1] and tree.positions[1].tolist() == [0, 1, 2, 3, 4, 2]
+    # placed without their last tokens, sorted: [1,2,3] [1,2,3,4] [1,2,3,5] [1,2] | [8]: a sixth token
+    # for [8] would not fit in a row of 5
+    tree = causal.prefix_tree_rows(ids, scored, 5, 0, share=True)
+    assert tree.used.tolist() == [5, 1] and tree.tokens.tolist() == [[1, 2, 3, 4, 5], [8, 0, 0, 0, 0]]
+    assert tree.parents[0].tolist() == [-1, 0, 1, 2, 2] and tree.positions[0].tolist() == [0, 1, 2, 3, 3]
     for text, sequence in enumerate(ids):  # each read is the token's own, predicted from the one before it
         reads = tree.reads[tree.reads[:, 3] == text]
         assert reads[:, 2].tolist() == sequence[scored[text] :]
@@ -423,8 +425,8 @@ def test_prefix_tree_rows_place_each_shared_prefix_once_and_read_every_scored_to
                 path.append(tree.parents[row, path[-1]])
             assert tree.tokens[row, path[::-1]].tolist() == sequence[: tree.positions[row, column] + 1]
     visible = causal.ancestor_visibility(tree.parents, tree.positions)
-    assert np.flatnonzero(visible[1, 5]).tolist() == [0, 1, 5]  # 7 sees 1 2, not the 3 5 6 before it
-    assert np.flatnonzero(visible[0, 5]).tolist() == [5]  # padding sees itself only
+    assert np.flatnonzero(visible[0, 4]).tolist() == [0, 1, 2, 4]  # 5 sees 1 2 3, not the 4 before it
+    assert np.flatnonzero(visible[1, 3]).tolist() == [3]  # padding sees itself only
 
 
 @pytest.mark.parametrize("side", SIDES)
@@ -611,11 +613,13 @@ def test_results_are_read_back_once_however_many_batches(
 def test_out_of_memory_halves_the_batch_and_goes_on(
     tiny_bert, wordpiece_tokenizer, tiny_causal_models, kind, packed, monkeypatch, caplog
 ):
+    # batches of up to 8 whatever the padding, so that the first ones fail
+    settings = ScoringSettings(device="cpu", batch_size=8, max_padding=float("inf"))
     if kind == "masked":
-        scorer = MaskedLM(tiny_bert, wordpiece_tokenizer, ScoringSettings(device="cpu", batch_size=8))
+        scorer = MaskedLM(tiny_bert, wordpiece_tokenizer, settings)
     else:
         _, model, tokenizer = tiny_causal_models[0]
-        scorer = CausalLM(model, tokenizer, ScoringSettings(device="cpu", batch_size=8))
+        scorer = CausalLM(model, tokenizer, settings)
     expected = scorer.conditional_logprob(*map(list, zip(*PAIRS)))
     if packed:  # rows of 16 tokens, so that there are several
         monkeypatch.setattr(causal, "PACK_WIDTH", 16)

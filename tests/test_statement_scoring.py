@@ -12,10 +12,13 @@ import logging
 
 import numpy as np
 import pytest
+import torch
 
 from knowprobe.io import KnowprobeError
 from knowprobe.scoring import CausalLM, MaskedLM
 from knowprobe.statements import Statement, fill_statement
+
+from conftest import _tiny, byte_level_tokenizer
 
 lm_pub_quiz = pytest.importorskip("lm_pub_quiz", reason="lm-pub-quiz (the test extra) is not installed")
 
@@ -27,12 +30,27 @@ RELATIONS = {
     "P1": {
         "templates": ["[X] is located in [Y].", "The capital of [X] is [Y] .", "[X], a city of [Y]"],
         "answers": ["France", "Germany", "New York", "Salzburgen", "Asia Europe", "Vienna"],
-        "facts": [("Paris", "France"), ("Berlin", "Germany"), ("Mozart", "Salzburgen"), ("Rome", "Asia Europe")],
+        "facts": [
+            ("Paris", "France"),
+            ("Berlin", "Germany"),
+            ("Mozart", "Salzburgen"),
+            ("Rome", "Asia Europe"),
+            ("the king", "New York"),
+            ("Ulm", "Vienna"),
+            ("Tokyo", "New York"),
+        ],
     },
     "P2": {
         "templates": ["[Y] is the native language of [X] .", "In [Y], [X] was born.", "the city of [Y] is in [X] ."],
         "answers": ["French", "Italians", "Spanish", "German city", "Tokyo"],
-        "facts": [("France", "French"), ("Dante", "Italians"), ("Madrid", "Spanish"), ("Austria", "German city")],
+        "facts": [
+            ("France", "French"),
+            ("Dante", "Italians"),
+            ("Madrid", "Spanish"),
+            ("Austria", "German city"),
+            ("Japan", "Tokyo"),
+            ("Vienna", "German city"),
+        ],
     },
 }
 
@@ -105,15 +123,62 @@ def compare(ours, peer) -> float:
     return max(float(np.abs(ours[0][code] - peer[0][code]).max()) for code in RELATIONS)
 
 
-@pytest.fixture(scope="module")
-def masked_models(tiny_models):
-    return [(name, model, tokenizer) for name, model, tokenizer in tiny_models if name in ("bert", "roberta")]
+# Weights drawn wider than the 0.02 of a fresh model: its near-uniform predictions would put the
+# PLL variants 1e-4 apart and rank the answers almost by length; at 0.1 they differ by about 0.01.
+SPREAD = 0.1
 
 
 @pytest.fixture(scope="module")
-def causal_models(tiny_causal_models):
-    # lm-pub-quiz cannot score a model without a BOS token (it prepends ``bos_token``): Qwen2 left out
-    return [(name, model, tokenizer) for name, model, tokenizer in tiny_causal_models if name in ("gpt2", "llama")]
+def masked_models(wordpiece_tokenizer, bpe_tokenizer):
+    """A BERT (WordPiece) and a RoBERTa (byte-level BPE), both with fast tokenizers."""
+    from transformers import BertConfig, BertForMaskedLM, RobertaConfig, RobertaForMaskedLM
+
+    bert = _tiny(BertConfig, BertForMaskedLM, len(wordpiece_tokenizer), seed=11, initializer_range=SPREAD)
+    roberta = _tiny(
+        RobertaConfig, RobertaForMaskedLM, len(bpe_tokenizer), seed=12, pad_token_id=1, initializer_range=SPREAD
+    )
+    return [("bert", bert, wordpiece_tokenizer), ("roberta", roberta, bpe_tokenizer)]
+
+
+@pytest.fixture(scope="module")
+def causal_models():
+    """A GPT-2 (its tokenizer adds no BOS) and a Llama. lm-pub-quiz cannot score a model without a
+    BOS token (it prepends ``bos_token``, None there), so no Qwen2 here."""
+    from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
+
+    gpt2_tokenizer = byte_level_tokenizer(
+        ["<|endoftext|>"], bos_token="<|endoftext|>", eos_token="<|endoftext|>", unk_token="<|endoftext|>"
+    )
+    llama_tokenizer = byte_level_tokenizer(
+        ["<s>", "</s>", "<unk>"], bos_token="<s>", eos_token="</s>", unk_token="<unk>"
+    )
+    torch.manual_seed(13)
+    gpt2 = GPT2LMHeadModel(
+        GPT2Config(
+            vocab_size=len(gpt2_tokenizer),
+            n_embd=32,
+            n_layer=2,
+            n_head=2,
+            n_positions=64,
+            initializer_range=SPREAD,
+            bos_token_id=gpt2_tokenizer.bos_token_id,
+            eos_token_id=gpt2_tokenizer.eos_token_id,
+        )
+    )
+    torch.manual_seed(14)
+    llama = LlamaForCausalLM(
+        LlamaConfig(
+            vocab_size=len(llama_tokenizer),
+            hidden_size=32,
+            intermediate_size=64,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            max_position_embeddings=64,
+            initializer_range=SPREAD,
+        )
+    )
+    return [("gpt2", gpt2.eval(), gpt2_tokenizer), ("llama", llama.eval(), llama_tokenizer)]
 
 
 @pytest.mark.parametrize("conditional", [False, True], ids=["statement", "conditional"])
@@ -130,6 +195,9 @@ def test_masked_scores_equal_lm_pub_quiz(masked_models, bear_set, pll, condition
             difference = compare(ours, peer)
             logging.getLogger(__name__).info("%s %s %s template %d: %.2e", name, pll, conditional, template, difference)
             assert difference < TOLERANCE, (name, template)
+            if pll == "within_word_l2r":  # the variants differ far beyond the tolerance: the check tells them apart
+                other = our_scores(scorer, template, conditional, pll="original")[0]
+                assert max(np.abs(other[code] - ours[0][code]).max() for code in RELATIONS) > 100 * TOLERANCE
 
 
 @pytest.mark.parametrize("conditional", [False, True], ids=["statement", "conditional"])
@@ -272,3 +340,29 @@ def test_statement_errors(tiny_bert, wordpiece_tokenizer, tiny_causal_models):
         with pytest.raises(KnowprobeError, match="has no tokens"):
             scorer.statement_logprob([""])
         assert scorer.statement_logprob([]).shape == (0,)
+
+
+@pytest.mark.parametrize("pll, saved", [("original", 1), ("within_word_l2r", 2)])
+def test_alike_masked_copies_run_once(tiny_bert, wordpiece_tokenizer, monkeypatch, pll, saved):
+    """Statements that differ only in an answer of as many word pieces make alike copies where
+    the answer is masked whole ("Paris" and "Rome"; under ``within_word_l2r`` also the first
+    pieces of "Salzburg ##en" and "Italian ##s"): each runs once, every statement reading its own
+    token there, and its score is the one it has scored alone."""
+    scorer = MaskedLM(tiny_bert, wordpiece_tokenizer)
+    texts = [
+        fill_statement("[X] was born in [Y] .", "Mozart", a).text for a in ["Salzburgen", "Italians", "Paris", "Rome"]
+    ]
+    alone = np.concatenate([scorer.statement_logprob([text], pll=pll) for text in texts])
+    run = []
+    original = MaskedLM.logits_at
+
+    def counting(self, sequences, positions):
+        run.append(len(sequences))
+        return original(self, sequences, positions)
+
+    monkeypatch.setattr(MaskedLM, "logits_at", counting)
+    together = scorer.statement_logprob(texts, pll=pll)
+    copies = sum(len(wordpiece_tokenizer.tokenize(text)) for text in texts)
+    assert sum(run) == copies - saved
+    np.testing.assert_allclose(together, alone, atol=TOLERANCE)
+    assert len(set(together.round(6))) == 4

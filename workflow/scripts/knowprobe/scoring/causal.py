@@ -228,21 +228,21 @@ class CausalLM(ModelRunner):
         return self.finite(totals, "statement log-likelihoods")[index]
 
     def padded_logprobs(self, ids: list[list[int]], scored: list[int]) -> np.ndarray:
-        """Each text's log-prob of its tokens from ``scored[i]`` on, every text run whole in
-        padded, length-sorted batches."""
+        """Each text's log-prob of its tokens from ``scored[i]`` on, every text run in padded,
+        length-sorted batches, all but its last token (which predicts nothing)."""
         totals = torch.zeros(len(ids), dtype=torch.float64, device=self.device)  # read back once, at the end
 
         def score(index: np.ndarray) -> None:
-            sequences = [ids[i] for i in index]
+            sequences = [ids[i][:-1] for i in index]
             # every continuation token, predicted from the position before it
             rows = np.concatenate([np.full(len(ids[i]) - scored[i], row) for row, i in enumerate(index)])
             targets = np.concatenate([np.arange(scored[i], len(ids[i])) for i in index])
             logits = self.logits_at(sequences, rows, targets - 1)
-            tokens = self.to_device(np.array([sequences[r][t] for r, t in zip(rows, targets)], dtype=np.int64))
+            tokens = self.to_device(np.array([ids[index[r]][t] for r, t in zip(rows, targets)], dtype=np.int64))
             logprobs = torch.log_softmax(logits.float(), dim=-1).gather(1, tokens[:, None])[:, 0]
             totals.index_add_(0, self.to_device(index[rows]), logprobs.double())
 
-        lengths = np.fromiter((len(sequence) for sequence in ids), dtype=np.int64, count=len(ids))
+        lengths = np.fromiter((len(sequence) - 1 for sequence in ids), dtype=np.int64, count=len(ids))
         run_batches(lengths, score, self.settings, desc="continuation")
         return totals.cpu().numpy()
 
@@ -408,16 +408,18 @@ class TreeRows(NamedTuple):
 
 def prefix_tree_rows(ids: list[list[int]], scored: list[int], width: int, pad_id: int, share: bool) -> TreeRows:
     """Rows of ``width`` tokens holding every sequence, with a read of each of its tokens from
-    ``scored[i]`` on (predicted by the state before it). With ``share``, sequences are taken in
-    sorted order and each continues the longest prefix it has in common with the one before it
-    in its row (in sorted order that is the longest it shares with any of the row), so a prefix
-    several sequences begin with is placed once."""
-    order = sorted(range(len(ids)), key=ids.__getitem__) if share else range(len(ids))
+    ``scored[i]`` on (predicted by the state before it). A sequence's last token predicts
+    nothing, so it is not placed: only the states a read needs are computed. With ``share``,
+    sequences are taken in sorted order and each continues the longest prefix it has in common
+    with the one before it in its row (in sorted order that is the longest it shares with any of
+    the row), so a prefix several sequences begin with is placed once."""
+    placed = [sequence[:-1] for sequence in ids]
+    order = sorted(range(len(ids)), key=placed.__getitem__) if share else range(len(ids))
     rows: list[tuple[list[int], list[int], list[int]]] = []
     tokens, positions, parents, reads = [], [], [], []
     previous, path = [], []
     for i in order:
-        sequence = ids[i]
+        sequence = placed[i]
         common = 0
         if share:
             limit = min(len(previous), len(sequence))
@@ -432,7 +434,7 @@ def prefix_tree_rows(ids: list[list[int]], scored: list[int], width: int, pad_id
             path.append(len(tokens))
             tokens.append(sequence[k])
             positions.append(k)
-        reads += [(len(rows), path[t - 1], sequence[t], i) for t in range(scored[i], len(sequence))]
+        reads += [(len(rows), path[t - 1], ids[i][t], i) for t in range(scored[i], len(ids[i]))]
         previous = sequence
     if tokens:
         rows.append((tokens, positions, parents))

@@ -344,9 +344,35 @@ class MaskedLM(ModelRunner):
     ) -> np.ndarray:
         """Each text's pseudo-log-likelihood over the tokens ``select(i, offsets, own)`` picks:
         each masked in turn (with ``within_word_l2r`` together with the later picked tokens of its
-        word), the rest visible, the natural-log probabilities of the true tokens summed."""
+        word), the rest visible, the natural-log probabilities of the true tokens summed. A masked
+        copy that several texts make alike (statements differing only in an answer of as many
+        word pieces, each masked whole) runs once, each text reading its own token there."""
+        sequences, positions, read = self.masked_copies(texts, select, within_word_l2r, name)
+        order, starts = rows_by_distinct(read[:, 0], len(sequences))
+        # kept on the device and read back once: the loop never waits for a batch to finish
+        token_logprobs = torch.empty(len(read), dtype=torch.float32, device=self.device)
+
+        def score(index: np.ndarray) -> None:
+            logits = self.logits_at([sequences[i] for i in index], positions[index])
+            logprobs = torch.log_softmax(logits.float(), dim=-1)
+            rows, row = rows_of(order, starts, index)
+            token_logprobs[self.to_device(rows)] = logprobs[self.to_device(row), self.to_device(read[rows, 1])]
+
+        lengths = np.fromiter((len(s) for s in sequences), dtype=np.int64, count=len(sequences))
+        log.info("PLL of %d texts: %d masked copies, %d distinct", len(texts), len(read), len(sequences))
+        run_batches(lengths, score, self.settings, desc="pll")
+        totals = np.zeros(len(texts), dtype=np.float64)
+        np.add.at(totals, read[:, 2], token_logprobs.cpu().numpy().astype(np.float64))
+        return self.finite(totals, what)
+
+    def masked_copies(
+        self, texts: list[str], select, within_word_l2r: bool, name
+    ) -> tuple[list[tuple[int, ...]], np.ndarray, np.ndarray]:
+        """The distinct masked copies of ``pseudo_loglikelihood``: their token ids, the position
+        read in each, and the reads as rows (copy, true token, text)."""
         encoding = self.tokenizer(list(texts), add_special_tokens=True, return_offsets_mapping=True)
-        sequences, examples, targets = [], [], []
+        copies: dict[tuple[tuple[int, ...], int], int] = {}
+        reads = []
         for i, (ids, offsets) in enumerate(zip(encoding["input_ids"], encoding["offset_mapping"])):
             self.check_length(ids, texts[i])
             scored = select(i, offsets, self.own_tokens(encoding, i))
@@ -360,21 +386,6 @@ class MaskedLM(ModelRunner):
                 copy = list(ids)
                 for q in masked:
                     copy[q] = self.tokenizer.mask_token_id
-                sequences.append(copy)
-                examples.append(i)
-                targets.append((p, ids[p]))
-        positions = np.array([p for p, _ in targets], dtype=np.int64)
-        tokens = np.array([token for _, token in targets], dtype=np.int64)
-        # kept on the device and read back once: the loop never waits for a batch to finish
-        token_logprobs = torch.empty(len(sequences), dtype=torch.float32, device=self.device)
-
-        def score(index: np.ndarray) -> None:
-            logits = self.logits_at([sequences[i] for i in index], positions[index])
-            logprobs = torch.log_softmax(logits.float(), dim=-1)
-            token_logprobs[self.to_device(index)] = logprobs.gather(1, self.to_device(tokens[index])[:, None])[:, 0]
-
-        lengths = np.fromiter((len(s) for s in sequences), dtype=np.int64, count=len(sequences))
-        run_batches(lengths, score, self.settings, desc="pll")
-        totals = np.zeros(len(texts), dtype=np.float64)
-        np.add.at(totals, np.asarray(examples, dtype=np.int64), token_logprobs.cpu().numpy().astype(np.float64))
-        return self.finite(totals, what)
+                reads.append((copies.setdefault((tuple(copy), p), len(copies)), ids[p], i))
+        positions = np.fromiter((p for _, p in copies), dtype=np.int64, count=len(copies))
+        return [copy for copy, _ in copies], positions, np.array(reads, dtype=np.int64).reshape(-1, 3)

@@ -1,0 +1,267 @@
+"""Statement scoring (BEAR's score) against lm-pub-quiz 0.3.3, the library BEAR's numbers come
+from: same models, same statements, same machine, in one run.
+
+    python benchmarks/statement_scoring.py                     # CPU: GPT-2-small and BERT-base size
+    python benchmarks/statement_scoring.py --kinds causal --instances 4 --answers 30
+    python benchmarks/statement_scoring.py --device cuda --layers 32 --hidden 4096 ...
+
+The workload is a BEAR-format directory written by the script: ``--relations`` relations with
+three templates each in BEAR's style (the answer at the end of two, at the start of one),
+``--instances`` subjects each and an answer space of ``--answers`` objects of one to three
+made-up words (``--seed``), so that answers run to several tokens as BEAR's do. Every instance
+is scored with every template and every answer: instances x templates x answers statements.
+The models are randomly initialised at GPT-2-small size (12 layers, hidden 768, GPT-2's
+vocabulary of 50,257) and BERT-base size (12, 768, BERT-base-cased's 28,996), their fast
+tokenizers byte-level BPE and WordPiece trained on the workload's words (a few hundred tokens;
+the models' vocabulary-sized heads are the real ones').
+
+lm-pub-quiz runs as its README calls it: ``Evaluator.from_model(model, model_type=...)`` and
+``evaluate_dataset(dataset, template_index=[0, 1, 2], batch_size=--lpq-batch, reduction="sum")``
+(causal: ``ensure_bos_token_added=True``, its default; masked: ``pll_metric`` as ``--pll``).
+knowprobe fills the same statements (``knowprobe.statements.fill_statement``) and scores them in
+one call of ``statement_logprob`` (each distinct statement once; a causal model's statements in
+packed rows sharing their token prefixes; the LM head only where a score is read). Each side runs
+once untimed, then ``--repeats`` rounds in which each runs once in turn; each side's best run
+counts. Printed: statements per second of each, the ratio, the ratio of the CPU time each used
+(the fairer figure on a shared machine, where another process's load stretches wall time), and
+the largest difference between their scores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import functools
+import json
+import logging
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "workflow" / "scripts"))
+
+from _models import BERT_BASE_CASED_VOCAB  # noqa: E402
+
+from knowprobe.scoring import CausalLM, MaskedLM, ScoringSettings  # noqa: E402
+from knowprobe.statements import fill_statement  # noqa: E402
+
+GPT2_VOCAB = 50_257
+TEMPLATES = [
+    "[X] was born in [Y].",
+    "The birthplace of [X] is [Y].",
+    "[Y] is the place where [X] was born.",
+]
+SYLLABLES = ["ka", "lo", "mi", "ren", "do", "sta", "vel", "quor", "an", "tis", "bur", "gen", "ol", "ri", "um", "ex"]
+
+
+def made_up_words(n: int, rng: np.random.Generator) -> list[str]:
+    words = set()
+    while len(words) < n:
+        words.add("".join(rng.choice(SYLLABLES, size=rng.integers(2, 5))).capitalize())
+    return sorted(words)
+
+
+def write_bear(directory: Path, relations: int, instances: int, answers: int, seed: int) -> list[dict]:
+    """A BEAR-format set (``metadata_relations.json`` and one JSON-lines file per relation); its
+    relations as dicts of templates, answer space and (subject, gold answer) facts."""
+    rng = np.random.default_rng(seed)
+    words = made_up_words(4 * answers + 2 * instances, rng)
+    out, metadata = [], {}
+    for r in range(relations):
+        code = f"P{r + 1}"
+        space = sorted({" ".join(rng.choice(words, size=rng.integers(1, 4))) for _ in range(answers * 2)})
+        space = [str(a) for a in rng.permutation(space)[:answers]]
+        subjects = [" ".join(rng.choice(words, size=2)) for _ in range(instances)]
+        facts = [(subject, space[int(rng.integers(answers))]) for subject in subjects]
+        ids = [f"{code}-Q{i}" for i in range(answers)]
+        metadata[code] = {"templates": TEMPLATES, "answer_space_labels": space, "answer_space_ids": ids}
+        with open(directory / f"{code}.jsonl", "w") as lines:
+            for k, (subject, answer) in enumerate(facts):
+                row = {"sub_id": f"{code}-S{k}", "sub_label": subject, "obj_id": ids[space.index(answer)]}
+                lines.write(json.dumps({**row, "obj_label": answer}) + "\n")
+        out.append({"code": code, "answers": space, "facts": facts})
+    (directory / "metadata_relations.json").write_text(json.dumps(metadata))
+    return out
+
+
+def corpus(relations: list[dict]) -> list[str]:
+    return [fill_statement(t, s, a).text for r in relations for s, a in r["facts"] for t in TEMPLATES] + [
+        fill_statement(t, "X", a).text for r in relations for a in r["answers"] for t in TEMPLATES
+    ]
+
+
+def build(kind: str, texts: list[str], layers: int, hidden: int, vocab: int | None):
+    """A random model of the given size and a fast tokenizer trained on ``texts``."""
+    from tokenizers import BertWordPieceTokenizer, ByteLevelBPETokenizer, Tokenizer
+
+    torch.manual_seed(0)
+    if kind == "causal":
+        from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+        trainer = ByteLevelBPETokenizer()
+        trainer.train_from_iterator(texts, vocab_size=600, min_frequency=1, special_tokens=["<|endoftext|>"])
+        tokenizer = PreTrainedTokenizerFast(
+            tokenizer_object=Tokenizer.from_str(trainer.to_str()),
+            bos_token="<|endoftext|>",
+            eos_token="<|endoftext|>",
+            unk_token="<|endoftext|>",
+        )
+        config = GPT2Config(
+            vocab_size=vocab or GPT2_VOCAB,
+            n_embd=hidden,
+            n_layer=layers,
+            n_head=hidden // 64,
+            bos_token_id=tokenizer.bos_token_id,
+            eos_token_id=tokenizer.eos_token_id,
+        )
+        return GPT2LMHeadModel(config).eval(), tokenizer
+    from transformers import BertConfig, BertForMaskedLM, BertTokenizerFast
+
+    trainer = BertWordPieceTokenizer(lowercase=False)
+    trainer.train_from_iterator(
+        texts, vocab_size=600, min_frequency=1, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    )
+    tokenizer = BertTokenizerFast(vocab=trainer.get_vocab(), do_lower_case=False)
+    config = BertConfig(
+        vocab_size=vocab or BERT_BASE_CASED_VOCAB,
+        hidden_size=hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=hidden // 64,
+        intermediate_size=4 * hidden,
+    )
+    return BertForMaskedLM(config).eval(), tokenizer
+
+
+def with_lm_pub_quiz(kind: str, model, tokenizer, directory: Path, batch: int, pll: str, device: str) -> np.ndarray:
+    """lm-pub-quiz's summed scores, in the order relation, instance, template, answer."""
+    from lm_pub_quiz import Dataset, Evaluator
+
+    options = {"pll_metric": pll} if kind == "masked" else {"ensure_bos_token_added": True}
+    evaluator = Evaluator.from_model(
+        model,
+        model_type="MLM" if kind == "masked" else "CLM",
+        tokenizer=copy.deepcopy(tokenizer),  # it sets a missing pad token on the tokenizer it is given
+        device=device,
+        **options,
+    )
+    results = evaluator.evaluate_dataset(
+        Dataset.from_path(directory), template_index=[0, 1, 2], batch_size=batch, reduction="sum"
+    )
+    return np.concatenate([np.array(r.instance_table["pll_scores"].tolist()).ravel() for r in results])
+
+
+def statements(relations: list[dict]):
+    return [
+        fill_statement(template, subject, answer)
+        for relation in relations
+        for subject, _ in relation["facts"]
+        for template in TEMPLATES
+        for answer in relation["answers"]
+    ]
+
+
+def with_knowprobe(scorer, relations: list[dict], pll: str) -> np.ndarray:
+    filled = statements(relations)
+    return scorer.statement_logprob([s.text for s in filled], pll=pll)
+
+
+def tokens_run(scorer, relations: list[dict], pll: str) -> dict:
+    """What each side computes: lm-pub-quiz's padded tokens (the statements of one instance and
+    template padded to the longest); knowprobe's tokens (causal: placed in packed rows; masked: the
+    distinct copies' tokens)."""
+    from knowprobe.scoring.causal import prefix_tree_rows
+
+    filled = statements(relations)
+    texts = [s.text for s in filled]
+    answers = len(relations[0]["answers"])
+    if isinstance(scorer, CausalLM):
+        ids, _ = scorer.encode(texts, scorer.statement_start)
+        lengths = np.array([len(i) for i in ids])
+        tree = prefix_tree_rows(ids, [1] * len(ids), scorer.packing_width(int(lengths.max())), scorer.pad_id, True)
+        ours = int(tree.used.sum())
+        copies = np.ones(len(ids), dtype=np.int64)
+    else:
+        encoded = scorer.tokenizer(texts, add_special_tokens=True)["input_ids"]
+        lengths = np.array([len(i) for i in encoded])
+        copies = lengths - 2
+
+        def every_token(i, offsets, own):
+            return [p for p, flag in enumerate(own) if flag]
+
+        distinct, _, _ = scorer.masked_copies(texts, every_token, pll == "within_word_l2r", str)
+        ours = sum(len(copy) for copy in distinct)
+    padded = 0
+    for start in range(0, len(texts), answers):  # one instance and template: lm-pub-quiz's call
+        group_lengths, group_copies = lengths[start : start + answers], copies[start : start + answers]
+        width = int(group_lengths.max())
+        padded += width * int(group_copies.sum())
+    return {"statements": len(texts), "knowprobe tokens": ours, "lm-pub-quiz tokens (padded)": padded}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--kinds", nargs="+", default=["causal", "masked"], choices=["causal", "masked"])
+    parser.add_argument("--relations", type=int, default=2)
+    parser.add_argument("--instances", type=int, default=2)
+    parser.add_argument("--answers", type=int, default=25)
+    parser.add_argument("--layers", type=int, default=12)
+    parser.add_argument("--hidden", type=int, default=768)
+    parser.add_argument("--vocab", type=int, default=None, help="the model's vocabulary (default: GPT-2's, BERT's)")
+    parser.add_argument("--pll", default="within_word_l2r", choices=["within_word_l2r", "original"])
+    parser.add_argument("--lpq-batch", type=int, default=32, help="lm-pub-quiz's batch_size (its README's 32)")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.WARNING)
+    with tempfile.TemporaryDirectory() as tmp:
+        directory = Path(tmp)
+        relations = write_bear(directory, args.relations, args.instances, args.answers, args.seed)
+        print(
+            f"{args.relations} relations x {args.instances} instances x 3 templates x {args.answers} answers; "
+            f"{args.layers} layers, hidden {args.hidden}; {args.device}, {torch.get_num_threads()} threads"
+        )
+        for kind in args.kinds:
+            model, tokenizer = build(kind, corpus(relations), args.layers, args.hidden, args.vocab)
+            model = model.to(args.device)
+            settings = ScoringSettings(device=args.device)
+            scorer = CausalLM(model, tokenizer, settings) if kind == "causal" else MaskedLM(model, tokenizer, settings)
+            print(f"\n{kind} ({type(model).__name__}, vocabulary {model.config.vocab_size}): ", end="")
+            print(", ".join(f"{k} {v:,}" for k, v in tokens_run(scorer, relations, args.pll).items()))
+            sides = {
+                "lm-pub-quiz": functools.partial(
+                    with_lm_pub_quiz, kind, model, tokenizer, directory, args.lpq_batch, args.pll, args.device
+                ),
+                "knowprobe": functools.partial(with_knowprobe, scorer, relations, args.pll),
+            }
+            best, cpu, scores = {}, {}, {}
+            for name, run in sides.items():  # untimed: allocator, thread pools, kernel choice
+                scores[name] = run()
+            for _ in range(args.repeats):
+                for name, run in sides.items():
+                    if args.device.startswith("cuda"):
+                        torch.cuda.synchronize()
+                    start, start_cpu = time.perf_counter(), time.process_time()
+                    run()
+                    if args.device.startswith("cuda"):
+                        torch.cuda.synchronize()
+                    best[name] = min(best.get(name, np.inf), time.perf_counter() - start)
+                    cpu[name] = min(cpu.get(name, np.inf), time.process_time() - start_cpu)
+            n = len(scores["knowprobe"])
+            difference = float(np.abs(scores["knowprobe"] - scores["lm-pub-quiz"]).max())
+            for name in sides:
+                print(
+                    f"  {name:12s} {best[name]:8.2f} s  {n / best[name]:8.1f} statements/s  "
+                    f"(CPU time {cpu[name]:.2f} s)"
+                )
+            ratio, cpu_ratio = best["lm-pub-quiz"] / best["knowprobe"], cpu["lm-pub-quiz"] / cpu["knowprobe"]
+            print(f"  ratio {ratio:.2f}x (CPU time: {cpu_ratio:.2f}x); largest |difference| {difference:.2e}")
+
+
+if __name__ == "__main__":
+    main()
