@@ -32,7 +32,7 @@ class Cost:
     shared_tokens: int | None  # causal statement: tokens after prefix sharing
 
     def line(self, score: str, kind: str) -> str:
-        what = "statements" if score == "statement" else "distinct inputs"
+        what = "statements" if score == "statement" else "inputs (distinct within each prompt set and split)"
         text = f"{self.pairs:,} (fact, prompt) pairs, {self.inputs:,} {what}"
         if self.tokens is None:
             return text + " (tokens: the model's tokenizer is not there yet)"
@@ -57,10 +57,27 @@ def cost(
     kind: str,
     tokenizer=None,
     answer_spaces: dict[str, list[str]] | None = None,
+    cache: dict[str, int] | None = None,
 ) -> Cost:
     """One part's cost (the facts of a split, a prompt set) under ``score``; without a tokenizer
-    only the pairs and inputs are counted."""
+    only the pairs and inputs are counted. ``cache``: texts' token counts already known (parts
+    share most of their texts)."""
     pairs = pairs_of(facts, prompts)
+    cache = {} if cache is None else cache
+
+    def lengths(texts, special: bool = False) -> dict[str, int]:
+        """Each text's token count (with the tokenizer's special tokens where ``special``)."""
+        texts = list(dict.fromkeys(texts))
+        keyed = [(special, text) for text in texts]
+        new = [text for key, text in zip(keyed, texts) if key not in cache]
+        if new:
+            for text, ids in zip(new, tokenizer(new, add_special_tokens=special)["input_ids"]):
+                cache[(special, text)] = len(ids)
+        return {text: cache[key] for key, text in zip(keyed, texts)}
+
+    if pairs.empty:
+        counted = tokenizer is not None
+        return Cost(0, 0, 0 if counted else None, 0 if counted and score == "statement" and kind == "causal" else None)
     if score != "statement":
         from .probe import next_token_prefix
 
@@ -73,10 +90,9 @@ def cost(
         if tokenizer is not None:
             if score == "mask":
                 filled = [t.replace(SUBJECT, s).replace(OBJECT, tokenizer.mask_token) for t, s in texts]
-                tokens = int(sum(map(len, tokenizer(filled)["input_ids"])))
+                tokens = int(sum(lengths(filled, special=True).values()))
             else:
-                ids = tokenizer(texts, add_special_tokens=False)["input_ids"] if texts else []
-                tokens = int(sum(1 + len(i) for i in ids))  # the start token and the prefix
+                tokens = int(sum(1 + n for n in lengths(texts).values()))  # the start token and the prefix
         return Cost(len(pairs), len(texts), tokens, None)
     from .probe import candidate_sets
 
@@ -85,11 +101,6 @@ def cost(
     statements = int(sizes.sum())
     if tokenizer is None:
         return Cost(len(pairs), statements, None, None)
-
-    def lengths(texts) -> dict[str, int]:
-        texts = list(dict.fromkeys(texts))
-        ids = tokenizer(texts, add_special_tokens=False)["input_ids"] if texts else []
-        return dict(zip(texts, map(len, ids)))
 
     before = [t.split(OBJECT, 1)[0].replace(SUBJECT, s).rstrip() for t, s in zip(pairs["template"], pairs["sub_label"])]
     after = [t.split(OBJECT, 1)[1].replace(SUBJECT, s) for t, s in zip(pairs["template"], pairs["sub_label"])]
@@ -114,7 +125,8 @@ def cost(
 
 def run_cost(parts: list[tuple[pd.DataFrame, pd.DataFrame]], score: str, kind: str, tokenizer=None, answer_spaces=None):
     """The sum of ``cost`` over a run's parts (``(facts, prompts)`` of each prompt set and split)."""
-    costs = [cost(facts, prompts, score, kind, tokenizer, answer_spaces) for facts, prompts in parts]
+    cache = {}
+    costs = [cost(facts, prompts, score, kind, tokenizer, answer_spaces, cache) for facts, prompts in parts]
     tokens = None if tokenizer is None else sum(c.tokens for c in costs)
     shared = (
         None if tokenizer is None or score != "statement" or kind == "masked" else sum(c.shared_tokens for c in costs)
