@@ -198,7 +198,7 @@ def main() -> None:
     for study, run in [("LPAQA", run_lpaqa), ("S-TEST", run_stest), ("COMPS", run_comps)]:
         seconds, rows = run(np.random.default_rng(2), settings)
         print(
-            f"  {study:7s} {rows:5d} bootstraps  {seconds:7.2f} s   "
+            f"  {study:7s} {rows:5d} rows  {seconds:7.2f} s   "
             f"(the loop: {rows * loop_per_replicate * args.b / 60:7.1f} min projected)"
         )
 

@@ -159,3 +159,22 @@ def test_macro_draws_match_resampling_objects_then_facts():
         slow[i] = np.mean(per_relation)
     assert abs(fast.std() / slow.std() - 1) < 0.06
     assert abs(fast.mean() - slow.mean()) < 0.005 and abs(fast.mean() - value) < 0.005
+
+
+def test_many_clusters_of_few_kinds_draw_as_each_cluster_alone():
+    """Clusters drawn by class (same size, same counts) against clusters drawn one by one."""
+    rng = np.random.default_rng(4)
+    cluster = np.repeat(np.arange(400), 12)
+    values = rng.random(len(cluster)) < 0.6
+    groups = u.clusters_of(cluster, values)
+    assert len(np.unique(np.concatenate([groups.levels, groups.counts], axis=1), axis=0)) <= 200  # classes used
+    for pooled in (False, True):
+        by_class = u.replicates(groups, 20_000, np.random.default_rng(1), pooled)
+        one_by_one = np.array(
+            [
+                np.mean([rng.choice(values[cluster == c], 12).mean() for c in rng.integers(0, 400, 400)])
+                for _ in range(600)
+            ]
+        )
+        assert abs(by_class.std() / one_by_one.std() - 1) < 0.1
+        assert abs(by_class.mean() - values.mean()) < 0.002

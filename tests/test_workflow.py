@@ -146,7 +146,18 @@ def planned_jobs(project: Path, *args: str) -> dict[str, int]:
 
 # the paper's 15 tables are shown in the report as pages of their own (table_html)
 PAPER_TABLES = {"lpaqa_paper_tables": 1, "lpaqa_paper_figures": 1, "table_html": 15}
-SELECTION_AND_AFTER = {"lpaqa_selection": 2, "lpaqa_cross_model": 2, **PAPER_TABLES}
+# and since issue 42 the selection's per-fact results feed the intervals (two more pages), its
+# Top-1 prompts the calibration (one more)
+SELECTION_AND_AFTER = {
+    "lpaqa_selection": 2,
+    "lpaqa_cross_model": 2,
+    **PAPER_TABLES,
+    "lpaqa_intervals": 1,
+    "lpaqa_intervals_figure": 1,
+    "lpaqa_calibration": 2,
+    "lpaqa_calibration_report": 1,
+    "table_html": 18,
+}
 
 
 def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path):
@@ -159,9 +170,15 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
     # the selection module: the same, and the backward stage, which takes its top-B objects from it
     with edited(project, "lpaqa/selection.py"):
         assert planned_jobs(project, *DEMO) == {**SELECTION_AND_AFTER, "lpaqa_backward": 4}
-    # the paper's tables and figures: only they
+    # the paper's tables and figures, and the tables that take their rows and set names
     with edited(project, "lpaqa/paper.py"):
-        assert planned_jobs(project, *DEMO) == PAPER_TABLES
+        assert planned_jobs(project, *DEMO) == {
+            **PAPER_TABLES,
+            "lpaqa_intervals": 1,
+            "lpaqa_intervals_figure": 1,
+            "lpaqa_consistency": 1,
+            "table_html": 18,
+        }
 
     # metrics: evaluation and what follows; of the probes only Mine+Para's (the seeded job), whose
     # seeds are chosen by T-REx-train P@1 (the seeds, their paraphrases, and their probes for both models)

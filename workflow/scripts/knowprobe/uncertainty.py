@@ -150,6 +150,24 @@ def replicates(
     frequencies = groups.counts / sizes[:, None]
     out = np.empty(b)
     done = 0
+    # clusters with the same counts at the same levels are exchangeable: with few such classes
+    # (many clusters of few sizes, as COMPS's properties), draw how many clusters each class gets
+    signature = np.concatenate([groups.levels, groups.counts], axis=1)
+    classes, members = np.unique(signature, axis=0, return_counts=True)
+    if len(classes) <= m // 2:
+        width = groups.levels.shape[1]
+        levels, counts = classes[:, :width], classes[:, width:].astype(np.int64)
+        n = counts.sum(axis=1)
+        for size in _chunks(b, len(classes) * (width + 1)):
+            drawn = multinomial(rng, np.full(size, m), (members / m)[None])  # [size, classes]
+            level_counts = multinomial(rng, drawn * n, (counts / n[:, None])[None])
+            sums = (level_counts * levels[None]).sum(axis=-1)
+            if pooled:
+                out[done : done + size] = sums.sum(axis=1) / (drawn * n).sum(axis=1)
+            else:
+                out[done : done + size] = (sums / n).sum(axis=1) / m
+            done += size
+        return out
     for size in _chunks(b, m * groups.levels.shape[1]):
         drawn = cluster_draws(rng, size, m)
         counts = multinomial(rng, drawn * sizes, frequencies[None])
