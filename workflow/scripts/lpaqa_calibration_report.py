@@ -31,7 +31,11 @@ with rule_logging(snakemake.log[0]) as log:
         snakemake.output,
         "calibration",
         table,
-        layout.round({"temperature": 2, "brier": 3, "prior_kl": 3}),
+        layout.assign(
+            temperature=layout["temperature"].map("{:.2f}".format),
+            brier=layout["brier"].map("{:.3f}".format),
+            prior_kl=layout["prior_kl"].map("{:.3f}".format),
+        ),
         "Calibration of each relation's Top-1 prompt: p(c) the softmax over the candidate set of the "
         "candidates' log-probs, confidence max p(c); accuracy and mean confidence (%), ECE (%, equal-width "
         "bins), the multi-class Brier score, and KL(gold objects || answer-space prior) per relation averaged "

@@ -383,7 +383,7 @@ class Consistency:
     all_agree: float  # ... of the share of subjects all of whose prompts agree
     clusters: int
     subjects: int  # subjects with at least two prompts kept
-    skipped: int  # (subject, prompt) answers skipped by the article rule
+    skipped: int  # (subject, prompt) entries not kept (the article rule; a caller padding prompts counts its own)
 
 
 def subject_consistency(answers: np.ndarray, right: np.ndarray, kept: np.ndarray):

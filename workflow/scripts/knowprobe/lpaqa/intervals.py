@@ -51,17 +51,28 @@ def interval_table(facts: pd.DataFrame, settings: uncertainty.Settings) -> pd.Da
 cell = uncertainty.cell
 
 
+def dataset_name(dataset: str) -> str:
+    """T-REx, Google-RE, T-REx-UHN (a test set's name as the tables print it)."""
+    if dataset.endswith("_uhn"):
+        return f"{DATASET_NAMES.get(dataset[:-4], dataset[:-4])}-UHN"
+    return DATASET_NAMES.get(dataset, dataset)
+
+
 def layout(table: pd.DataFrame) -> pd.DataFrame:
     """One row per (model, prompts, method), per dataset its micro and macro cells "value [low,
     high]" and its relations (the clusters); where there are too few, the note."""
     rows = {}
     for item in table.itertuples():
         row = rows.setdefault((item.model, item.prompts, item.method), {})
-        name = DATASET_NAMES.get(item.dataset, item.dataset)
+        name = dataset_name(item.dataset)
         row[f"{name} micro"] = cell(item.micro, item.micro_low, item.micro_high)
         row[f"{name} macro"] = cell(item.macro, item.macro_low, item.macro_high)
         row[f"{name} relations"] = item.relations if not item.note else f"{item.relations} (too few for an interval)"
-    return pd.DataFrame([{"model": k[0], "prompts": k[1], "method": k[2], **v} for k, v in rows.items()])
+    out = pd.DataFrame([{"model": k[0], "prompts": k[1], "method": k[2], **v} for k, v in rows.items()])
+    for column in out.columns:
+        if column.endswith(" relations") and out[column].map(lambda v: isinstance(v, float)).all():
+            out[column] = out[column].astype("Int64")  # a dataset some rows lack (Majority on T-REx-UHN)
+    return out
 
 
 def default_comparisons(facts: pd.DataFrame, config: dict, models: list[str]) -> list[tuple[tuple, tuple]]:
@@ -95,7 +106,7 @@ def comparisons(
     summary, tests = uncertainty.comparison_table(
         groups,
         keyed,
-        lambda key: DATASET_NAMES.get(key[-1], key[-1]),
+        lambda key: dataset_name(key[-1]),
         "relation",
         "fact_id",
         "correct",
