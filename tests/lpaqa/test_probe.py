@@ -204,7 +204,7 @@ def test_hidden_states_damaged_after_they_were_written_are_one_line_naming_the_f
     }
     for read in (
         lambda: probe.read_hidden(hidden_path, table.num_rows),
-        lambda: probe.known_inputs([(table_path, hidden_path)], inputs, "[MASK]"),
+        lambda: probe.known_inputs([(table_path, hidden_path)], inputs, lambda t, s: fill_template(t, s, "[MASK]")),
     ):
         with pytest.raises(KnowprobeError) as error:
             read()

@@ -23,7 +23,6 @@ from ..io import KnowprobeError
 from .runtime import (
     CandidateScores,
     ModelRunner,
-    SlotAccumulator,
     SlotScores,
     as_targets,
     candidate_scores,
@@ -33,10 +32,7 @@ from .runtime import (
     empty_candidate_scores,
     overlaps,
     quoted,
-    rows_by_distinct,
-    rows_of,
     run_batches,
-    score_slots,
 )
 
 log = logging.getLogger(__name__)
@@ -351,72 +347,31 @@ class CausalLM(ModelRunner):
         prefixes whose hidden states are already at hand, which only the LM head then reads."""
         if self.head is None:
             raise KnowprobeError(f"{type(self.model).__name__}: no known plain LM head to read stored hidden states")
-        index, distinct = distinct_inputs(prefixes)
-        target_array = as_targets(targets, len(prefixes))
-        top_k = min(top_k, len(candidate_ids))
-        targets_n = 0 if target_array is None else target_array.shape[1]
-        accumulator = SlotAccumulator(len(prefixes), len(distinct), targets_n, top_k, self.device, keep_hidden)
-        candidates = self.to_device(np.asarray(candidate_ids, dtype=np.int64))
-        order, starts = rows_by_distinct(index, len(distinct))
-        known_row = {text: row for row, text in enumerate(known[0])} if known is not None else {}
-        from_known = np.array([text in known_row for text in distinct], dtype=bool)
 
-        @torch.inference_mode()
-        def score(batch: np.ndarray, states: torch.Tensor) -> None:
-            rows, position = rows_of(order, starts, batch)
-            batch_targets = None if target_array is None else self.to_device(target_array[rows])
-            batch_t = self.to_device(batch)
-            logits = self.head(states)
-            score_slots(
-                logits, batch_t, self.to_device(rows), self.to_device(position), candidates, batch_targets, accumulator
-            )
-            accumulator.add_hidden(batch_t, states)
+        def prepare(to_run: list[str]):
+            encoded, _ = self.encode(to_run, self.statement_start)
+            empty = [to_run[i] for i, sequence in enumerate(encoded) if not sequence]
+            if empty:
+                raise KnowprobeError(f"{quoted(empty[0])}: an empty prefix, and no start token to predict from")
 
-        if from_known.any():
-            rows_known = np.flatnonzero(from_known)
-            source = torch.as_tensor([known_row[distinct[i]] for i in rows_known], dtype=torch.long)
-            for start in range(0, len(rows_known), self.settings.batch_size):
-                batch = rows_known[start : start + self.settings.batch_size]
-                score(batch, known[1][source[start : start + len(batch)]].to(self.device))
-        encoded_rows = np.flatnonzero(~from_known)
-        encoded, _ = self.encode([distinct[i] for i in encoded_rows], self.statement_start)
-        empty = [distinct[encoded_rows[i]] for i, sequence in enumerate(encoded) if not sequence]
-        if empty:
-            raise KnowprobeError(f"{empty[0]!r}: an empty prefix, and no start token to predict from")
+            @torch.inference_mode()
+            def states_of(local: np.ndarray) -> torch.Tensor:
+                sequences = [encoded[i] for i in local]
+                batch = self.pad(sequences)
+                rows = torch.arange(len(local), device=self.device)
+                last = self.to_device(batch.starts + np.array([len(s) - 1 for s in sequences], dtype=np.int64))
+                return self.hidden_states(batch)[rows, last]
 
-        @torch.inference_mode()
-        def encode(local: np.ndarray) -> None:
-            sequences = [encoded[i] for i in local]
-            batch = self.pad(sequences)
-            rows = torch.arange(len(local), device=self.device)
-            last = self.to_device(batch.starts + np.array([len(s) - 1 for s in sequences], dtype=np.int64))
-            score(encoded_rows[local], self.hidden_states(batch)[rows, last])
+            return np.fromiter((len(ids) for ids in encoded), dtype=np.int64, count=len(encoded)), states_of
 
-        lengths = np.fromiter((len(ids) for ids in encoded), dtype=np.int64, count=len(encoded))
-        run_batches(lengths, encode, self.settings, desc="next token")
-        log.info(
-            "scored %d prefixes: %d distinct, %d of them from known hidden states",
-            len(prefixes),
-            len(distinct),
-            int(from_known.sum()),
+        return self.distinct_slot_scores(
+            prefixes, candidate_ids, targets, top_k, keep_hidden, known, prepare, "next token", "next-token log-probs"
         )
-        return self.finite(accumulator.result(index), "next-token log-probs")
 
-    @torch.inference_mode()
-    def candidate_logprobs_from_hidden(self, hidden: torch.Tensor, candidate_ids, chunk: int = 4096) -> np.ndarray:
-        """Log-probs (normalised over the whole vocabulary) of the candidates as the next token,
-        from final hidden states kept by ``slot_scores(..., keep_hidden=True)``: [n, candidates]
-        float32, as the probe computed them, without running the model."""
-        if self.head is None:
-            raise KnowprobeError(
-                f"{type(self.model).__name__}: no known plain LM head to apply to stored hidden states"
-            )
-        candidates = self.to_device(np.asarray(candidate_ids, dtype=np.int64))
-        out = np.empty((len(hidden), len(candidates)), dtype=np.float32)
-        for start in range(0, len(hidden), chunk):
-            logits = self.head(hidden[start : start + chunk].to(self.device))
-            out[start : start + chunk] = torch.log_softmax(logits.float(), dim=-1)[:, candidates].cpu().numpy()
-        return out
+    def slot_logits(self, states: torch.Tensor) -> torch.Tensor:
+        """The output embedding at the prefixes' last hidden states, in the model's dtype (``score_slots``
+        and ``candidate_logprobs_from_hidden`` take the log-softmax in float32)."""
+        return self.head(states)
 
 
 class TreeRows(NamedTuple):

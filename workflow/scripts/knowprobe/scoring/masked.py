@@ -25,9 +25,7 @@ from .final_layer import final_layer, final_layer_at
 from .runtime import (
     CandidateScores,
     ModelRunner,
-    SlotAccumulator,
     SlotScores,
-    as_targets,
     check_pll,
     check_spans,
     distinct_inputs,
@@ -36,7 +34,6 @@ from .runtime import (
     rows_by_distinct,
     rows_of,
     run_batches,
-    score_slots,
 )
 
 log = logging.getLogger(__name__)
@@ -107,19 +104,10 @@ class MaskedLM(ModelRunner):
             return self.full_logits(batch)[rows, self.to_device(batch.starts + positions)].float()
         return self.head(self.hidden_at(sequences, positions).float())
 
-    @torch.inference_mode()
-    def candidate_logprobs_from_hidden(self, hidden: torch.Tensor, candidate_ids, chunk: int = 4096) -> np.ndarray:
-        """Log-probs (normalised over the whole vocabulary) of the candidates, from final hidden
-        states stored by ``candidate_logprobs(..., keep_hidden=True)``: [n, candidates] float32,
-        computed as the probe computed them, without running the encoder."""
-        if self.head is None:
-            raise KnowprobeError(f"{type(self.model).__name__}: no known LM head to apply to stored hidden states")
-        candidates = self.to_device(np.asarray(candidate_ids, dtype=np.int64))
-        out = np.empty((len(hidden), len(candidates)), dtype=np.float32)
-        for start in range(0, len(hidden), chunk):
-            logits = self.head(hidden[start : start + chunk].to(self.device).float())
-            out[start : start + chunk] = torch.log_softmax(logits, dim=-1)[:, candidates].cpu().numpy()
-        return out
+    def slot_logits(self, states: torch.Tensor) -> torch.Tensor:
+        """The LM head (float32) at final hidden states; without a known head the states are the
+        model's own logits already (``slot_scores``)."""
+        return self.head(states.float()) if self.head is not None else states
 
     def mean_probabilities(self, sequences: list[list[int]], positions: np.ndarray) -> np.ndarray:
         """The distribution over the vocabulary at one position (a mask) of each token sequence,
@@ -209,65 +197,25 @@ class MaskedLM(ModelRunner):
         LM head then reads; the rest run through the encoder."""
         if keep_hidden and self.head is None:
             raise KnowprobeError(f"{type(self.model).__name__}: no known LM head, so hidden states cannot be kept")
-        index, distinct = distinct_inputs(texts)
-        target_array = as_targets(targets, len(texts))
-        top_k = min(top_k, len(candidate_ids))
-        accumulator = SlotAccumulator(
-            len(texts),
-            len(distinct),
-            0 if target_array is None else target_array.shape[1],
-            top_k,
-            self.device,
-            keep_hidden,
+
+        def prepare(to_run: list[str]):
+            encoded = self.tokenizer(to_run, add_special_tokens=True)["input_ids"]
+            positions = self.mask_positions(to_run, encoded, masks, slot)
+
+            @torch.inference_mode()
+            def states_of(local: np.ndarray) -> torch.Tensor:
+                sequences = [encoded[i] for i in local]
+                if self.head is None:  # the model's own forward, logits at every position
+                    batch = self.pad(sequences)
+                    at = self.to_device(batch.starts + positions[local])
+                    return self.full_logits(batch)[torch.arange(len(local), device=self.device), at].float()
+                return self.hidden_at(sequences, positions[local])
+
+            return np.fromiter((len(ids) for ids in encoded), dtype=np.int64, count=len(encoded)), states_of
+
+        return self.distinct_slot_scores(
+            texts, candidate_ids, targets, top_k, keep_hidden, known, prepare, "mask", "log-probs at the mask"
         )
-        candidates = self.to_device(np.asarray(candidate_ids, dtype=np.int64))
-        order, starts = rows_by_distinct(index, len(distinct))
-        known_row = {}
-        if known is not None:
-            known_row = {text: row for row, text in enumerate(known[0])}
-        from_known = np.array([text in known_row for text in distinct], dtype=bool)
-
-        def score(batch: np.ndarray, states: torch.Tensor) -> None:
-            rows, position = rows_of(order, starts, batch)
-            batch_targets = None if target_array is None else self.to_device(target_array[rows])
-            with torch.inference_mode():
-                logits = self.head(states.float()) if self.head is not None else states
-            batch_t = self.to_device(batch)
-            score_slots(
-                logits, batch_t, self.to_device(rows), self.to_device(position), candidates, batch_targets, accumulator
-            )
-            accumulator.add_hidden(batch_t, states)
-
-        if from_known.any():
-            rows_known = np.flatnonzero(from_known)
-            source = torch.as_tensor([known_row[distinct[i]] for i in rows_known], dtype=torch.long)
-            for start in range(0, len(rows_known), self.settings.batch_size):
-                batch = rows_known[start : start + self.settings.batch_size]
-                score(batch, known[1][source[start : start + len(batch)]].to(self.device))
-        encoded_rows = np.flatnonzero(~from_known)
-        encoded = self.tokenizer([distinct[i] for i in encoded_rows], add_special_tokens=True)["input_ids"]
-        positions = self.mask_positions([distinct[i] for i in encoded_rows], encoded, masks, slot)
-
-        @torch.inference_mode()
-        def encode(local: np.ndarray) -> None:
-            sequences = [encoded[i] for i in local]
-            if self.head is None:  # the model's own forward, logits at every position
-                batch = self.pad(sequences)
-                at = self.to_device(batch.starts + positions[local])
-                logits = self.full_logits(batch)[torch.arange(len(local), device=self.device), at].float()
-                score(encoded_rows[local], logits)
-            else:
-                score(encoded_rows[local], self.hidden_at(sequences, positions[local]))
-
-        lengths = np.fromiter((len(ids) for ids in encoded), dtype=np.int64, count=len(encoded))
-        run_batches(lengths, encode, self.settings, desc="mask")
-        log.info(
-            "scored %d inputs: %d distinct texts, %d of them from known hidden states",
-            len(texts),
-            len(distinct),
-            int(from_known.sum()),
-        )
-        return self.finite(accumulator.result(index), "log-probs at the mask")
 
     def conditional_logprob(
         self, prefixes: list[str], continuations: list[str], separator: str = " ", within_word_l2r: bool = False

@@ -212,6 +212,80 @@ class ModelRunner:
         extra = {} if batch.position_ids is None else {"position_ids": batch.position_ids}
         return self.model(input_ids=batch.input_ids, attention_mask=batch.attention_mask, **extra).logits
 
+    def slot_logits(self, states: torch.Tensor) -> torch.Tensor:
+        """The LM head's logits at read states (each kind's own head; see ``slot_scores``)."""
+        raise NotImplementedError
+
+    @torch.inference_mode()
+    def candidate_logprobs_from_hidden(self, hidden: torch.Tensor, candidate_ids, chunk: int = 4096) -> np.ndarray:
+        """Log-probs (normalised over the whole vocabulary) of the candidates from final hidden
+        states kept by ``slot_scores(..., keep_hidden=True)``: [n, candidates] float32, computed as
+        the probe computed them, without running the model."""
+        if self.head is None:
+            raise KnowprobeError(f"{type(self.model).__name__}: no known LM head to apply to stored hidden states")
+        candidates = self.to_device(np.asarray(candidate_ids, dtype=np.int64))
+        out = np.empty((len(hidden), len(candidates)), dtype=np.float32)
+        for start in range(0, len(hidden), chunk):
+            logits = self.slot_logits(hidden[start : start + chunk].to(self.device)).float()
+            out[start : start + chunk] = torch.log_softmax(logits, dim=-1)[:, candidates].cpu().numpy()
+        return out
+
+    def distinct_slot_scores(
+        self,
+        texts: list[str],
+        candidate_ids,
+        targets,
+        top_k: int,
+        keep_hidden: bool,
+        known: tuple[list[str], torch.Tensor] | None,
+        prepare: Callable[[list[str]], tuple[np.ndarray, Callable[[np.ndarray], torch.Tensor]]],
+        desc: str,
+        what: str,
+    ) -> SlotScores:
+        """Scores at one read position of each text (a mask, or the token after a prefix), each
+        distinct text run once and its results kept once (top-k and hidden state per distinct
+        text, targets per input): the skeleton both kinds share. ``known``: texts whose read
+        states are already at hand (another job's), which only the LM head then reads.
+        ``prepare(texts)`` tokenizes the texts to run and gives their lengths and a function from
+        a batch of their indices to the states (or, without a known head, the logits) read."""
+        index, distinct = distinct_inputs(texts)
+        target_array = as_targets(targets, len(texts))
+        top_k = min(top_k, len(candidate_ids))
+        targets_n = 0 if target_array is None else target_array.shape[1]
+        accumulator = SlotAccumulator(len(texts), len(distinct), targets_n, top_k, self.device, keep_hidden)
+        candidates = self.to_device(np.asarray(candidate_ids, dtype=np.int64))
+        order, starts = rows_by_distinct(index, len(distinct))
+        known_row = {text: row for row, text in enumerate(known[0])} if known is not None else {}
+        from_known = np.array([text in known_row for text in distinct], dtype=bool)
+
+        @torch.inference_mode()
+        def score(batch: np.ndarray, states: torch.Tensor) -> None:
+            rows, position = rows_of(order, starts, batch)
+            batch_targets = None if target_array is None else self.to_device(target_array[rows])
+            batch_t = self.to_device(batch)
+            logits = self.slot_logits(states)
+            score_slots(
+                logits, batch_t, self.to_device(rows), self.to_device(position), candidates, batch_targets, accumulator
+            )
+            accumulator.add_hidden(batch_t, states)
+
+        if from_known.any():
+            rows_known = np.flatnonzero(from_known)
+            source = torch.as_tensor([known_row[distinct[i]] for i in rows_known], dtype=torch.long)
+            for start in range(0, len(rows_known), self.settings.batch_size):
+                batch = rows_known[start : start + self.settings.batch_size]
+                score(batch, known[1][source[start : start + len(batch)]].to(self.device))
+        encoded_rows = np.flatnonzero(~from_known)
+        lengths, states_of = prepare([distinct[i] for i in encoded_rows])
+        run_batches(lengths, lambda local: score(encoded_rows[local], states_of(local)), self.settings, desc=desc)
+        log.info(
+            "scored %d inputs: %d distinct texts, %d of them from known hidden states",
+            len(texts),
+            len(distinct),
+            int(from_known.sum()),
+        )
+        return self.finite(accumulator.result(index), what)
+
     def phrase_tokens(self, texts: list[str]) -> list[tuple[list[int], list[int]]]:
         """Each text's model input and the positions of the text's own tokens (each scorer's)."""
         raise NotImplementedError
