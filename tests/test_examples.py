@@ -60,9 +60,10 @@ def test_a_small_override_layered_on_config_yaml(demo, tmp_path):
     )
     output = planned.stdout + planned.stderr
     counts = dict(line.split() for line in output.splitlines() if len(line.split()) == 2 and line.split()[1].isdigit())
-    assert counts["download_model"] == "2" and counts["lpaqa_release_prompts"] == "1"  # the two BERTs; lpaqa_mine
+    # the two BERTs and gpt2 (config.yaml's lpaqa.models); the one released set, lpaqa_mine
+    assert counts["download_model"] == "3" and counts["lpaqa_release_prompts"] == "1"
     assert "lpaqa_download_wikipedia" not in counts and "lpaqa_download_translator" not in counts
-    assert "lpaqa_import_facts" in counts and counts["lpaqa_import_facts"] == "1"  # T-REx only
+    assert counts["lpaqa_import_facts"] == "2"  # config.yaml's T-REx and Google-RE
     assert "lpaqa: downloads" in output and "stest:" not in output and "comps:" not in output
     # layered on a finished demo: LPAQA's probes and what follows rerun, the models are kept
     run = tmp_path / "demo"

@@ -158,9 +158,10 @@ def copy_from_cache(hub_id: str, revision: str, dest: str | Path, name: str | No
     except Exception as error:  # not in the cache, or only part of it
         key = f"models.{name}.path" if name else "the model's path"
         raise KnowprobeError(
-            f"model {hub_id!r} (revision {revision}): HF_HUB_OFFLINE is set and the hub's cache has no copy "
+            f"model {hub_id!r} (revision {revision}) cannot be fetched: HF_HUB_OFFLINE is set and the hub's cache "
+            "has no copy "
             f"({type(error).__name__}); fill the cache where there is network (hf download {hub_id}), "
-            f"or set {key} to a local copy (save_pretrained layout) instead of hub_id"
+            f"or set {key} to its directory (a local copy, save_pretrained layout) instead of hub_id"
         ) from None
     files = [f for f in cached.rglob("*") if f.is_file()]
     patterns = list(HUB_PATTERNS)
