@@ -77,7 +77,10 @@ def test_the_full_and_the_demo_config_are_valid():
             "config modles: unknown key (allowed here: bear, comps, downloads, lpaqa, models, scoring, stest, studies, "
             "uncertainty, wikidata)",
         ),
-        ({"lpaqa": {"probe": {"batch_sise": 3}}}, "config lpaqa.probe.batch_sise: unknown key (allowed here: top_k)"),
+        (
+            {"lpaqa": {"probe": {"batch_sise": 3}}},
+            "config lpaqa.probe.batch_sise: unknown key (allowed here: scores, statement, top_k)",
+        ),
         ({"lpaqa": {"trex_train": {"per_relation": 0}}}, "config lpaqa.trex_train.per_relation: 0 is less than"),
         ({"models": {"m": {"kind": "seq2seq", "path": "p"}}}, "config models.m.kind: 'seq2seq' is not one of"),
         ({"studies": ["lpaqa", "nonsense"]}, "config studies.1: 'nonsense' is not one of"),
