@@ -23,10 +23,12 @@ def read(demo, path):
 
 def test_demo_writes_the_baseline_tables_and_figure(demo):
     summary = pd.read_csv(demo / RESULTS / "tables/baseline.csv")
-    assert summary["method"].tolist() == ["Majority", "Man"] * 2
-    assert summary["model"].tolist() == ["tiny-demo-bert"] * 2 + ["tiny-demo-bert-small"] * 2
+    assert summary["method"].tolist() == ["Majority", "Man"] * 4
+    # the BERTs under the mask score, the GPT under next_token and statement (lpaqa.probe.scores)
+    runs = ["tiny-demo-bert", "tiny-demo-bert-small", "tiny-demo-gpt@next_token", "tiny-demo-gpt@statement"]
+    assert summary["model"].tolist() == [run for run in runs for _ in range(2)]
     assert {"T-REx micro", "T-REx macro", "Google-RE micro", "Google-RE macro"} <= set(summary.columns)
-    assert summary["T-REx relations"].tolist() == [6] * 4  # P1376 has no T-REx file, as in LAMA
+    assert summary["T-REx relations"].tolist() == [6] * 8  # P1376 has no T-REx file, as in LAMA
     per_relation = pd.read_csv(demo / RESULTS / "tables/per_relation.csv")
     assert ["model", "prompt_set", "relation", "n_facts", "micro", "macro"] == [
         c for c in per_relation.columns if c in {"model", "prompt_set", "relation", "n_facts", "micro", "macro"}
@@ -69,9 +71,9 @@ def test_demo_model_is_trained_on_lpaqas_demo_corpus(demo):
         assert not any(obj == fact.obj_label and fact.sub_label in rest for obj, rest in stated), fact
     assert any(obj == fact.obj_label for fact in facts.itertuples() for obj, _ in stated)
     training = json.loads((demo / "results/models/tiny-demo-bert/knowprobe_training.json").read_text())
-    # the demo models read every study's part (S-TEST's and COMPS's too)
+    # the demo models read every study's part (S-TEST's, COMPS's and BEAR's too)
     parts = sorted((demo / "results").glob("*/demo/corpus.parquet"))
-    assert len(parts) == 3 and training["sentences"] == sum(len(pd.read_parquet(part)) for part in parts)
+    assert len(parts) == 4 and training["sentences"] == sum(len(pd.read_parquet(part)) for part in parts)
 
 
 def test_demo_builds_trex_train_from_its_wikidata_dump(demo):
