@@ -169,9 +169,11 @@ def test_the_demo_runs_on_a_slurm_cluster_as_the_profile_says(cluster_runs, demo
         assert int(job["NumCPUs"]) == profile["set-threads"].get(job["rule"], 1), job
     ran = [job["rule"] for job in jobs]
     config = yaml.safe_load((ROOT / "resources/demo/config.yaml").read_text())
-    masked = [name for name, model in config["models"].items() if model["kind"] == "masked"]
-    # LPAQA's baseline: the manual prompts of each masked model; S-TEST and COMPS: every model
-    assert ran.count("lpaqa_probe") == len(masked), ran
+    kinds = [model["kind"] for model in config["models"].values()]
+    # LPAQA's baseline: the manual prompts of each model under each score of its kind
+    # (lpaqa.probe.scores); S-TEST and COMPS: every model
+    scores = config["lpaqa"]["probe"]["scores"]
+    assert ran.count("lpaqa_probe") == sum(len(scores[kind]) for kind in kinds), ran
     assert ran.count("stest_probe") == ran.count("comps_probe") == len(config["models"]), ran
     for rule, count in [("wikidata_chunk", config["wikidata"]["chunks"]), ("lpaqa_wikipedia_extract", len(WIKIPEDIA))]:
         chunks = [job for job in jobs if job["rule"] == rule]

@@ -302,7 +302,8 @@ def test_report_shows_tables_in_place_figures_and_headline_numbers(demo):
     for name in [*pages, "baseline_per_relation.png", "accuracy_parameters.png", "specificity.png", *paper]:
         assert name in html, name
     entries = set(re.findall(r'"(results/[\w/.-]+)": \{', html))  # the report's results, by path
-    assert len([e for e in entries if e.endswith(".html")]) == 37
+    # 37 before the interval, comparison, consistency, calibration and LPAQA score tables (47 with them)
+    assert len([e for e in entries if e.endswith(".html")]) == 47
     assert all(e.endswith((".html", ".png")) for e in entries)  # no entry is a CSV the browser downloads
     for category in ["LPAQA", "S-TEST", "COMPS", "BEAR", "Shared data"]:
         assert category in html
