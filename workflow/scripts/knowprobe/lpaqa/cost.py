@@ -119,7 +119,9 @@ def cost(
                 length = prefix[rows] + answer_of[" " + label] + suffix[rows] + 1
                 total += int(((length - 2) * length).sum())
         return Cost(len(pairs), statements, total, None)
-    shared = int(prefix.sum() + (sizes * suffix).sum() + answer.sum())
+    # each statement's last token predicts nothing and is not placed (causal.prefix_tree_rows);
+    # exact where no statement of a pair is a prefix of another's
+    shared = int(prefix.sum() + (sizes * suffix).sum() + answer.sum()) - statements
     return Cost(len(pairs), statements, whole, shared)
 
 
