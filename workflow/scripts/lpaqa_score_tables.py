@@ -6,8 +6,7 @@ import pandas as pd
 
 from knowprobe import contracts
 from knowprobe.io import rule_logging, write_csv, write_text
-from knowprobe.lpaqa import probe
-from knowprobe.lpaqa.tables import score_columns, score_summary
+from knowprobe.lpaqa.tables import right_context_counts, score_columns, score_summary
 from knowprobe.tables import to_latex, to_markdown
 
 with rule_logging(snakemake.log[0]) as log:
@@ -30,7 +29,7 @@ with rule_logging(snakemake.log[0]) as log:
     counts = []
     for name, path in zip(snakemake.params.prompt_sets, snakemake.input.prompts):
         prompts = contracts.read(path, contracts.PROMPTS)
-        counts.append(probe.right_context_counts(prompts).assign(prompt_set=name))
+        counts.append(right_context_counts(prompts).assign(prompt_set=name))
     right = pd.concat(counts, ignore_index=True)[["prompt_set", "relation", "prompts", "not_at_end"]]
     totals = right.groupby("prompt_set", sort=False)[["prompts", "not_at_end"]].sum()
     log.info("prompts whose [Y] is not at the end (the next-token score drops what follows):\n%s", totals)

@@ -30,3 +30,11 @@ def accuracy(scored: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     out["accuracy"] = 100.0 * out["accuracy"]
     out["left_out"] = out["left_out"].astype(int)
     return out
+
+
+# why a pair is left out for one model (comps.probe), named in its log and the tables' footnotes
+LEFT_OUT_REASONS = {
+    "too_long": "a prefix with the phrase is longer than the model takes (scoring.max_length or its positions)",
+    "no_tokens": "the property phrase has no token of its own for the model's tokenizer",
+    "no_context": "a prefix with no token for a causal model without a start token",
+}

@@ -33,15 +33,11 @@ import pandas as pd
 import torch
 
 from ..scoring import MaskedLM, ScoringSettings
+from .metrics import LEFT_OUT_REASONS
 
 log = logging.getLogger(__name__)
 
 SCORE_COLUMNS = ["model", "subset", "id", "acceptable_score", "unacceptable_score", "left_out"]
-LEFT_OUT_REASONS = {
-    "too_long": "a prefix with the phrase is longer than the model takes (scoring.max_length or its positions)",
-    "no_tokens": "the property phrase has no token of its own for the model's tokenizer",
-    "no_context": "a prefix with no token for a causal model without a start token",
-}
 
 
 def scoring_settings(section: dict, dtype: str | None) -> ScoringSettings:

@@ -7,7 +7,7 @@ import pandas as pd
 
 from . import metrics
 from .builder import SUBSETS
-from .probe import LEFT_OUT_REASONS
+from .metrics import LEFT_OUT_REASONS
 
 SUBSET_NAMES = {
     "base": "COMPS-BASE",

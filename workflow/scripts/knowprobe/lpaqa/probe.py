@@ -27,6 +27,7 @@ from ..contracts import PROBE, to_table
 from ..io import KnowprobeError
 from ..prompts import OBJECT, SUBJECT, fill_template
 from ..statements import fill_statement
+from .tables import object_at_end, right_context_counts  # noqa: F401 (right_context_counts: part of the probe's API)
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +109,6 @@ def pair_facts_with_prompts(facts: pd.DataFrame, prompts: pd.DataFrame) -> pd.Da
 
 SCORES = ("mask", "next_token", "statement")
 # what may follow [Y] for it to count as the prompt's end (a sentence's last punctuation)
-END_PUNCTUATION = ("", ".", "?", "!")
 
 
 def next_token_prefix(template: str, subject: str) -> str:
@@ -116,11 +116,6 @@ def next_token_prefix(template: str, subject: str) -> str:
     subject filled, the right context dropped, trailing whitespace stripped (the candidate's
     word-initial token carries its space)."""
     return template.split(OBJECT, 1)[0].replace(SUBJECT, subject.strip()).rstrip()
-
-
-def object_at_end(template: str) -> bool:
-    """Whether ``[Y]`` ends the prompt: nothing after it but whitespace and one of ``.?!``."""
-    return template.split(OBJECT, 1)[1].strip() in END_PUNCTUATION
 
 
 def input_text(score: str, mask: str | None = None):
@@ -378,15 +373,6 @@ def statement_logprobs(scores: torch.Tensor) -> np.ndarray:
     if np.isnan(values[:, :width]).any() or (~np.isnan(values[:, width:])).any():
         raise KnowprobeError("statement scores of one relation's rows cover different candidate sets")
     return normalised(values[:, :width].astype(np.float64))
-
-
-def right_context_counts(prompts: pd.DataFrame) -> pd.DataFrame:
-    """Per relation: prompts, and those whose ``[Y]`` is not at the end (``object_at_end``), whose
-    right context the next-token score drops."""
-    frame = prompts[["relation", "template"]].drop_duplicates()
-    frame = frame.assign(not_at_end=~frame["template"].map(object_at_end))
-    counts = frame.groupby("relation", sort=True)["not_at_end"].agg(prompts="size", not_at_end="sum")
-    return counts.reset_index().astype({"prompts": "int64", "not_at_end": "int64"})
 
 
 def log_right_context(name: str, pairs: pd.DataFrame) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..io import KnowprobeError
+from ..prompts import OBJECT
 from .metrics import average_over_relations
 
 PER_RELATION_COLUMNS = [
@@ -100,3 +101,21 @@ def score_summary(results: pd.DataFrame, runs: dict[str, tuple[str, str]]) -> pd
     frame["_method"] = frame["method"].map(method_order)
     frame = frame.sort_values(["_run", "_set", "prompt_set", "_method"], kind="stable")
     return frame.drop(columns=["_run", "_set", "_method"]).reset_index(drop=True)
+
+
+# what may follow [Y] for it to count as the prompt's end (the next-token score's input drops the rest)
+END_PUNCTUATION = ("", ".", "?", "!")
+
+
+def object_at_end(template: str) -> bool:
+    """Whether ``[Y]`` ends the prompt: nothing after it but whitespace and one of ``.?!``."""
+    return template.split(OBJECT, 1)[1].strip() in END_PUNCTUATION
+
+
+def right_context_counts(prompts: pd.DataFrame) -> pd.DataFrame:
+    """Per relation: prompts, and those whose ``[Y]`` is not at the end (``object_at_end``), whose
+    right context the next-token score drops."""
+    frame = prompts[["relation", "template"]].drop_duplicates()
+    frame = frame.assign(not_at_end=~frame["template"].map(object_at_end))
+    counts = frame.groupby("relation", sort=True)["not_at_end"].agg(prompts="size", not_at_end="sum")
+    return counts.reset_index().astype({"prompts": "int64", "not_at_end": "int64"})
