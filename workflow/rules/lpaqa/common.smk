@@ -549,5 +549,70 @@ def print_lpaqa_score_costs():
                 parts.append((split_facts, probe.prompts_for(table, google_re) if dataset == "google_re" else table))
         directory = model_dir(model)
         tokenizer = load_tokenizer(directory, kind) if Path(directory, "tokenizer_config.json").is_file() else None
-        lines.append(f"{run} ({score}): " + cost.run_cost(parts, score, kind, tokenizer, spaces).line(score, kind))
-    print("knowprobe: what each LPAQA score costs (docs/lpaqa.md, Scores):\n  " + "\n  ".join(lines), file=sys.stderr)
+        lines.append(f"{run} ({score}): {cost.run_cost(parts, score, kind, tokenizer, spaces).line(score, kind)}")
+    listed = "\n  ".join(lines)
+    print(f"knowprobe: what each LPAQA score costs (docs/lpaqa.md, Scores):\n  {listed}", file=sys.stderr)
+
+
+# the interval, consistency and calibration rules' inputs and settings (lpaqa/uncertainty.smk)
+def uncertainty_settings():
+    """The shared `uncertainty` section as a params value (without the calibration bins)."""
+    return settings({key: value for key, value in config["uncertainty"].items() if key != "bins"})
+
+
+def intervals_input(wildcards):
+    keys = dict(model=LPAQA_MODELS, prompt_set=LPAQA_PROMPT_SETS)
+    return {
+        "method_facts": expand(LPAQA_METHOD_FACTS, **keys),
+        "majority": [
+            expand(rules.lpaqa_filter_facts.output.facts, model=model, dataset=dataset, split="test")[0]
+            for model in LPAQA_MODELS
+            for dataset in LPAQA_DATASETS
+        ],
+        "code": code("lpaqa_intervals"),
+    }
+
+
+def lpaqa_table_outputs(names):
+    """``{name}_{md,csv,tex}`` of each (name, label) under results/lpaqa/tables/, for the report."""
+    return {
+        f"{name}_{fmt}": (
+            report_table(
+                f"results/lpaqa/tables/{name}.{fmt}",
+                caption=f"lpaqa/{name}.rst",
+                category="LPAQA",
+                subcategory="Uncertainty",
+                label=label,
+                layout=f"results/lpaqa/tables/{name}.md",
+            )
+            if fmt == "csv"
+            else f"results/lpaqa/tables/{name}.{fmt}"
+        )
+        for name, label in names
+        for fmt in ("md", "csv", "tex")
+    }
+
+
+def consistency_sets():
+    chosen = LPAQA["consistency"]["prompt_sets"]
+    return [name for name in LPAQA_PROMPT_SETS if name != "manual"] if chosen is None else chosen
+
+
+def calibration_input(wildcards):
+    """The calibrated set's probe tables and hidden states of every test set and of T-REx-train
+    (whose train split fits the temperature), its selection (each relation's Top-1 prompt), the
+    model (its LM head), its candidates and T-REx-train."""
+    prompt_set = LPAQA["calibration"]["prompt_set"]
+    files = probe_files(prompt_set, wildcards.model)
+    inputs = {
+        "model": model_dir(wildcards.model),
+        "candidates": expand(rules.lpaqa_candidate_ids.output[0], model=wildcards.model)[0],
+        "trex_train": rules.lpaqa_trex_train.output.facts,
+        "prompts": expand(LPAQA_SELECTED_PROMPTS, model=wildcards.model, prompt_set=prompt_set)[0],
+        "code": code("lpaqa_calibration"),
+    }
+    for dataset in LPAQA_DATASETS:
+        for suffix in ("", "_hidden"):
+            inputs[f"{dataset}_test{suffix}"] = files[f"{dataset}_test{suffix}"]
+            inputs[f"{dataset}_train_dev{suffix}"] = files[f"{dataset}_train_dev{suffix}"]
+    return inputs

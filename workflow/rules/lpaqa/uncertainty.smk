@@ -4,44 +4,6 @@
 # over each prompt set's prompts (ParaRel), calibration of the probe's answers.
 
 
-def uncertainty_settings():
-    """The shared `uncertainty` section as a params value (without the calibration bins)."""
-    return settings({key: value for key, value in config["uncertainty"].items() if key != "bins"})
-
-
-def intervals_input(wildcards):
-    keys = dict(model=LPAQA_MODELS, prompt_set=LPAQA_PROMPT_SETS)
-    return {
-        "method_facts": expand(LPAQA_METHOD_FACTS, **keys),
-        "majority": [
-            expand(rules.lpaqa_filter_facts.output.facts, model=model, dataset=dataset, split="test")[0]
-            for model in LPAQA_MODELS
-            for dataset in LPAQA_DATASETS
-        ],
-        "code": code("lpaqa_intervals"),
-    }
-
-
-def lpaqa_table_outputs(names):
-    """``{name}_{md,csv,tex}`` of each (name, label) under results/lpaqa/tables/, for the report."""
-    return {
-        f"{name}_{fmt}": (
-            report_table(
-                f"results/lpaqa/tables/{name}.{fmt}",
-                caption=f"lpaqa/{name}.rst",
-                category="LPAQA",
-                subcategory="Uncertainty",
-                label=label,
-                layout=f"results/lpaqa/tables/{name}.md",
-            )
-            if fmt == "csv"
-            else f"results/lpaqa/tables/{name}.{fmt}"
-        )
-        for name, label in names
-        for fmt in ("md", "csv", "tex")
-    }
-
-
 rule lpaqa_intervals:
     input:
         unpack(intervals_input),
@@ -87,11 +49,6 @@ rule lpaqa_intervals_figure:
         "../../scripts/lpaqa_intervals_figure.py"
 
 
-def consistency_sets():
-    chosen = LPAQA["consistency"]["prompt_sets"]
-    return [name for name in LPAQA_PROMPT_SETS if name != "manual"] if chosen is None else chosen
-
-
 rule lpaqa_consistency:
     input:
         probes=[
@@ -112,26 +69,6 @@ rule lpaqa_consistency:
         article_rule=LPAQA["consistency"]["article_rule"],
     script:
         "../../scripts/lpaqa_consistency.py"
-
-
-def calibration_input(wildcards):
-    """The calibrated set's probe tables and hidden states of every test set and of T-REx-train
-    (whose train split fits the temperature), its selection (each relation's Top-1 prompt), the
-    model (its LM head), its candidates and T-REx-train."""
-    prompt_set = LPAQA["calibration"]["prompt_set"]
-    files = probe_files(prompt_set, wildcards.model)
-    inputs = {
-        "model": model_dir(wildcards.model),
-        "candidates": expand(rules.lpaqa_candidate_ids.output[0], model=wildcards.model)[0],
-        "trex_train": rules.lpaqa_trex_train.output.facts,
-        "prompts": expand(LPAQA_SELECTED_PROMPTS, model=wildcards.model, prompt_set=prompt_set)[0],
-        "code": code("lpaqa_calibration"),
-    }
-    for dataset in LPAQA_DATASETS:
-        for suffix in ("", "_hidden"):
-            inputs[f"{dataset}_test{suffix}"] = files[f"{dataset}_test{suffix}"]
-            inputs[f"{dataset}_train_dev{suffix}"] = files[f"{dataset}_train_dev{suffix}"]
-    return inputs
 
 
 rule lpaqa_calibration:
