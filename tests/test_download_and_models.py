@@ -441,7 +441,9 @@ def test_every_default_url_is_pinned_and_the_known_digests_are_of_default_urls()
         "https://nlp.stanford.edu/data/glove.6B.zip",
     }
     for key, url in urls:
-        if "github.com" in url:
+        if "raw.githubusercontent.com" in url:  # OWNER/REPO/COMMIT/PATH
+            assert re.search(r"githubusercontent\.com/[^/]+/[^/]+/[0-9a-f]{40}/", url), f"{key}: {url} is not pinned"
+        elif "github.com" in url:
             assert re.search(r"/(archive|raw)/[0-9a-f]{40}[/.]", url), f"{key}: {url} is not pinned to a commit"
         elif "dumps.wikimedia.org" in url:
             continue  # mirrors of dated dumps, verified against Wikimedia's checksum lists
