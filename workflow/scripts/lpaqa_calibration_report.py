@@ -56,8 +56,9 @@ with rule_logging(snakemake.log[0]) as log:
                 t = rows["temperature"].iloc[0] if len(rows) else 1.0
                 label = "no scaling" if scaling == "none" else f"temperature {t:.2f}"
                 ax.plot(rows["confidence"], rows["accuracy"], marker="o", color=figures.COLORS[i], label=label)
-            ax.set_xlim(0, 1)
-            ax.set_ylim(0, 1)
+            # a little room around [0, 1]: the two axes' "0.0" labels would meet at the corner
+            ax.set_xlim(-0.04, 1.04)
+            ax.set_ylim(-0.04, 1.04)
             ax.set_xlabel("confidence")
             ax.set_ylabel("accuracy")
             ax.set_title(f"{model}: {DATASET_NAMES.get(dataset, dataset)}", fontsize=8)
