@@ -149,14 +149,15 @@ PAPER_TABLES = {"lpaqa_paper_tables": 1, "lpaqa_paper_figures": 1, "table_html":
 # and since issue 42 the selection's per-fact results feed the intervals (two more pages), its
 # Top-1 prompts the calibration (one more)
 SELECTION_AND_AFTER = {
-    "lpaqa_selection": 2,
+    "lpaqa_selection": 4,  # the two BERTs' mask runs and the GPT's next_token and statement runs
+    "lpaqa_score_tables": 1,
     "lpaqa_cross_model": 2,
     **PAPER_TABLES,
     "lpaqa_intervals": 1,
     "lpaqa_intervals_figure": 1,
     "lpaqa_calibration": 2,
     "lpaqa_calibration_report": 1,
-    "table_html": 18,
+    "table_html": 20,
 }
 
 
@@ -181,10 +182,11 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
         }
 
     # metrics: evaluation and what follows; of the probes only Mine+Para's (the seeded job), whose
-    # seeds are chosen by T-REx-train P@1 (the seeds, their paraphrases, and their probes for both models)
+    # seeds are chosen by T-REx-train P@1 (the seeds, their paraphrases, and their probes for every
+    # run: the two BERTs' and the GPT's two scores)
     with edited(project, "lpaqa/metrics.py"):
         planned = planned_jobs(project, *DEMO)
-    assert planned["lpaqa_probe_seeded"] == 2 and "lpaqa_probe" not in planned and planned["lpaqa_paraphrase"] == 1
+    assert planned["lpaqa_probe_seeded"] == 4 and "lpaqa_probe" not in planned and planned["lpaqa_paraphrase"] == 1
     assert {"lpaqa_evaluate", "lpaqa_majority", "lpaqa_tables", "lpaqa_select_paraphrase_seeds"} <= set(planned)
     assert not set(planned) & {"train_demo_model", "lpaqa_filter_facts", "lpaqa_refine", "lpaqa_lama_uhn"}
 
@@ -192,7 +194,8 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
     # filter, the demo model or the translators, which do not
     with edited(project, "scoring/masked.py"):
         planned = planned_jobs(project, *DEMO)
-    assert planned["lpaqa_probe"] == planned["lpaqa_probe_seeded"] == 2
+    # (every LPAQA run: the scoring package's modules are imported together)
+    assert planned["lpaqa_probe"] == planned["lpaqa_probe_seeded"] == 4
     assert {"lpaqa_refine", "lpaqa_lama_uhn", "lpaqa_backward"} <= set(planned)
     assert not set(planned) & {
         "train_demo_model",
@@ -220,12 +223,13 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
     with edited(project, "lpaqa/paraphrase.py"):
         result = snakemake(project, "-n", *DEMO)
     planned = job_counts(result.stdout + result.stderr)
-    assert planned["lpaqa_probe"] == planned["lpaqa_probe_seeded"] == "2" and planned["lpaqa_paraphrase"] == "2"
+    # the probes of every run (the BERTs' and the GPT's two scores) hold the paraphrase sets
+    assert planned["lpaqa_probe"] == planned["lpaqa_probe_seeded"] == "4" and planned["lpaqa_paraphrase"] == "2"
     assert "lpaqa_train_demo_translator" in executed_rules(result) and "lpaqa_mine_prompts" not in planned
     # a parameter of the stage: the paraphrase jobs and their probes, not the translators
     fewer = with_config(project, "fewer.yaml", lambda c: c["lpaqa"]["paraphrase"].update(top=5))
     planned = planned_jobs(project, "--configfile", fewer)
-    assert planned["lpaqa_paraphrase"] == 2 and planned["lpaqa_probe"] == planned["lpaqa_probe_seeded"] == 2
+    assert planned["lpaqa_paraphrase"] == 2 and planned["lpaqa_probe"] == planned["lpaqa_probe_seeded"] == 4
     assert "lpaqa_train_demo_translator" not in planned
     assert executed_rules(snakemake(project, "-n", *DEMO)) == set()  # every edit undone: nothing to do
 
