@@ -26,9 +26,7 @@ from .runtime import (
     SlotScores,
     as_targets,
     candidate_scores,
-    check_pll,
-    check_spans,
-    distinct_inputs,
+    distinct_statements,
     empty_candidate_scores,
     overlaps,
     quoted,
@@ -223,19 +221,13 @@ class CausalLM(ModelRunner):
         not scored). ``pll`` is the masked scorer's and not read here (one call for both kinds).
         Each distinct (statement, span) is scored once; statements share their token prefixes in
         packed rows (``conditional_logprob``). float64, aligned with ``statements``."""
-        check_pll(pll)
-        statements = list(statements)
-        spans = check_spans(statements, answer_spans)
-        if not statements:
+        index, texts, spans = distinct_statements(statements, answer_spans, pll)
+        if not texts:
             return np.zeros(0, dtype=np.float64)
-        index, distinct = distinct_inputs([f"{b}:{e}:{text}" for text, (b, e) in zip(statements, spans)])
-        first = np.zeros(len(distinct), dtype=np.int64)
-        first[index] = np.arange(len(statements))  # a representative input of each distinct one
-        texts = [statements[i] for i in first]
         ids, offsets = self.encode(texts, self.statement_start)
         scored = []
         for i, token_spans in enumerate(offsets):
-            begin, end = spans[first[i]] if answer_spans is not None else (0, len(texts[i]))
+            begin, end = spans[i] if answer_spans is not None else (0, len(texts[i]))
             where = next((p for p, span in enumerate(token_spans) if p >= 1 and overlaps(span, begin, end)), None)
             if where is None:
                 what = f"answer {texts[i][begin:end]!r} of" if answer_spans is not None else "statement"

@@ -26,9 +26,7 @@ from .runtime import (
     CandidateScores,
     ModelRunner,
     SlotScores,
-    check_pll,
-    check_spans,
-    distinct_inputs,
+    distinct_statements,
     overlaps,
     quoted,
     rows_by_distinct,
@@ -295,23 +293,17 @@ class MaskedLM(ModelRunner):
         characters overlap the answer, the rest of the statement visible (and within a word only
         the answer's tokens masked). As lm-pub-quiz 0.3.3 scores them. Each distinct (statement,
         span) is scored once. float64, aligned with ``statements``."""
-        check_pll(pll)
-        statements = list(statements)
-        spans = check_spans(statements, answer_spans)
-        if not statements:
+        index, texts, spans = distinct_statements(statements, answer_spans, pll)
+        if not texts:
             return np.zeros(0, dtype=np.float64)
-        index, distinct = distinct_inputs([f"{b}:{e}:{text}" for text, (b, e) in zip(statements, spans)])
-        first = np.zeros(len(distinct), dtype=np.int64)
-        first[index] = np.arange(len(statements))  # a representative input of each distinct one
-        texts = [statements[i] for i in first]
         whole = answer_spans is None
 
         def overlapping(i: int, offsets, own) -> list[int]:
-            begin, end = spans[first[i]]
+            begin, end = spans[i]
             return [p for p, span in enumerate(offsets) if own[p] and (whole or overlaps(span, begin, end))]
 
         def name(i: int) -> str:
-            begin, end = spans[first[i]]
+            begin, end = spans[i]
             return "statement" if whole else f"answer {quoted(texts[i][begin:end])} of"
 
         totals = self.pseudo_loglikelihood(texts, overlapping, pll == "within_word_l2r", name, "statement PLLs")

@@ -447,6 +447,21 @@ def distinct_inputs(texts: list[str]) -> tuple[np.ndarray, list[str]]:
     return codes.astype(np.int64), list(uniques)
 
 
+def distinct_statements(
+    statements, answer_spans: list[tuple[int, int]] | None, pll: str
+) -> tuple[np.ndarray, list[str], list[tuple[int, int]]]:
+    """``statement_logprob``'s inputs checked and each distinct (statement, answer span) taken
+    once: ``index`` maps every input to its distinct one, whose texts and spans follow (a
+    statement without ``answer_spans`` spans its whole text)."""
+    check_pll(pll)
+    statements = list(statements)
+    spans = check_spans(statements, answer_spans)
+    index, distinct = distinct_inputs([f"{b}:{e}:{text}" for text, (b, e) in zip(statements, spans)])
+    first = np.zeros(len(distinct), dtype=np.int64)
+    first[index] = np.arange(len(statements))  # a representative input of each distinct one
+    return index, [statements[i] for i in first], [spans[i] for i in first]
+
+
 def rows_by_distinct(index: np.ndarray, distinct: int) -> tuple[np.ndarray, np.ndarray]:
     """The inputs of each distinct text, as an order of the inputs and each text's start in it."""
     order = np.argsort(index, kind="stable")
