@@ -9,7 +9,8 @@ import torch
 from knowprobe import contracts, vocab
 from knowprobe.io import KnowprobeError, record_digest
 from knowprobe.lpaqa import probe
-from knowprobe.prompts import fill_template
+from knowprobe.lpaqa.tables import right_context_counts
+from knowprobe.prompts import fill_template, object_at_end
 from knowprobe.scoring import CausalLM, MaskedLM, ScoringSettings
 
 SUBJECTS = ["France", "Germany", "Italy", "Spain", "Dante", "Mozart", "Japan", "New York", "the capital of Austria"]
@@ -118,12 +119,12 @@ def test_next_token_prefix_drops_the_right_context():
     assert probe.next_token_prefix("[X] was born in [Y] .", " Mozart ") == "Mozart was born in"
     assert probe.next_token_prefix("[X] (born [Y]).", "Mozart") == "Mozart (born"
     assert probe.next_token_prefix("[Y] is the capital of [X] .", "France") == ""
-    assert probe.object_at_end("[X] was born in [Y] .") and probe.object_at_end("[X] plays [Y]")
-    assert not probe.object_at_end("[X] (born [Y]).") and not probe.object_at_end("[Y] is the capital of [X] .")
+    assert object_at_end("[X] was born in [Y] .") and object_at_end("[X] plays [Y]")
+    assert not object_at_end("[X] (born [Y]).") and not object_at_end("[Y] is the capital of [X] .")
     prompts = pd.DataFrame(
         {"relation": ["P1", "P1", "P2"], "template": ["[X] is in [Y] .", "[Y] holds [X] .", "[X] (born [Y])."]}
     )
-    counts = probe.right_context_counts(prompts)
+    counts = right_context_counts(prompts)
     assert counts.to_dict("list") == {"relation": ["P1", "P2"], "prompts": [2, 1], "not_at_end": [1, 1]}
 
 

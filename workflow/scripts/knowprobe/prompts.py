@@ -16,6 +16,16 @@ SUBJECT = "[X]"
 OBJECT = "[Y]"
 
 
+# what may follow [Y] for it to count as the prompt's end (a next-token score's input drops the rest, so
+# only such a prompt is scored whole by a causal LM)
+END_PUNCTUATION = ("", ".", "?", "!")
+
+
+def object_at_end(template: str) -> bool:
+    """Whether ``[Y]`` ends the prompt: nothing after it but whitespace and one of ``.?!``."""
+    return template.split(OBJECT, 1)[1].strip() in END_PUNCTUATION
+
+
 def template_problem(template: str) -> str | None:
     """Why ``template`` is not usable, or None when it is."""
     if not isinstance(template, str) or not template.strip():

@@ -25,9 +25,8 @@ import torch
 
 from ..contracts import PROBE, to_table
 from ..io import KnowprobeError
-from ..prompts import OBJECT, SUBJECT, fill_template
+from ..prompts import OBJECT, SUBJECT, fill_template, object_at_end
 from ..statements import fill_statement
-from .tables import object_at_end, right_context_counts  # noqa: F401 (right_context_counts: part of the probe's API)
 
 log = logging.getLogger(__name__)
 

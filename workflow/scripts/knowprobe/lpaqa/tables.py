@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..io import KnowprobeError
-from ..prompts import OBJECT
+from ..prompts import object_at_end
 from .metrics import average_over_relations
 
 PER_RELATION_COLUMNS = [
@@ -101,15 +101,6 @@ def score_summary(results: pd.DataFrame, runs: dict[str, tuple[str, str]]) -> pd
     frame["_method"] = frame["method"].map(method_order)
     frame = frame.sort_values(["_run", "_set", "prompt_set", "_method"], kind="stable")
     return frame.drop(columns=["_run", "_set", "_method"]).reset_index(drop=True)
-
-
-# what may follow [Y] for it to count as the prompt's end (the next-token score's input drops the rest)
-END_PUNCTUATION = ("", ".", "?", "!")
-
-
-def object_at_end(template: str) -> bool:
-    """Whether ``[Y]`` ends the prompt: nothing after it but whitespace and one of ``.?!``."""
-    return template.split(OBJECT, 1)[1].strip() in END_PUNCTUATION
 
 
 def right_context_counts(prompts: pd.DataFrame) -> pd.DataFrame:
