@@ -466,10 +466,12 @@ def test_default_config_dry_run_builds_the_whole_dag_without_downloading(tmp_pat
     assert counts["lpaqa_trex_train"] == "1"
     assert counts["lpaqa_download_wikipedia"] == "1" and counts["lpaqa_wikipedia_extract"] == "32"
     assert counts["lpaqa_distant_supervision"] == "32" and counts["lpaqa_mine_prompts"] == "1"
-    # two probe jobs per model (every set but Mine+Para on all datasets and splits, then Mine+Para);
-    # then per model one selection job, one backward job per set of lpaqa.backward (mine,
-    # man_para), one cross-model job; one refinement (by the first model); LAMA-UHN once
-    assert counts["lpaqa_probe"] == counts["lpaqa_probe_seeded"] == "2" and counts["lpaqa_selection"] == "2"
+    # two probe jobs per run (every set but Mine+Para on all datasets and splits, then Mine+Para):
+    # the two BERTs' mask runs and GPT-2's next-token run; then per run one selection job; per
+    # masked model one backward job per set of lpaqa.backward (mine, man_para) and one cross-model
+    # job (backward and the cross-model ensemble rank at a mask); one refinement (by the first
+    # model); LAMA-UHN once
+    assert counts["lpaqa_probe"] == counts["lpaqa_probe_seeded"] == "3" and counts["lpaqa_selection"] == "3"
     assert counts["lpaqa_backward"] == "4" and counts["lpaqa_cross_model"] == "2"
     assert counts["lpaqa_refine"] == "1" and counts["lpaqa_lama_uhn"] == "1"
     assert counts["lpaqa_download_release"] == "1" and counts["lpaqa_release_prompts"] == "3"
