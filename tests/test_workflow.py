@@ -7,6 +7,7 @@ anything works on a copy of the project in a temporary directory, so the checkou
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import fcntl
 import fnmatch
@@ -716,10 +717,14 @@ def test_slurm_profile_sends_gpu_rules_to_gpu_nodes(tmp_path):
     result = snakemake(project, "--profile", "profiles/slurm", "-n", *DEMO)
     jobs = re.split(r"\n(?=(?:local)?rule \w+:)", result.stdout + result.stderr)
     on_gpu = [job for job in jobs if re.match(rf"rule ({'|'.join(gpu_rules)}):", job)]
-    # LPAQA: 2 models x 2 probe jobs (every set but Mine+Para, then Mine+Para), 2 paraphrase sets,
-    # 2 selections, 2 x 2 backward sets, 2 cross-model, one refinement, LAMA-UHN; S-TEST: 3 models;
-    # COMPS: 3 models; BEAR: 3 models
-    assert len(on_gpu) == 4 + 2 + 2 + 4 + 2 + 1 + 1 + 3 + 3 + 3
+    # LPAQA: 4 runs (the two BERTs' mask runs, the GPT's next-token and statement runs) x 3 (probe
+    # jobs: every set but Mine+Para, then Mine+Para; a selection), 2 paraphrase sets, per masked
+    # model 2 backward sets, a cross-model job and a calibration, one refinement, LAMA-UHN;
+    # S-TEST: 3 models; COMPS: 3 models; BEAR: 3 models
+    counted = collections.Counter(re.match(r"rule (\w+):", job).group(1) for job in on_gpu)
+    assert counted["lpaqa_probe"] == counted["lpaqa_probe_seeded"] == counted["lpaqa_selection"] == 4
+    assert counted["lpaqa_backward"] == 4 and counted["lpaqa_calibration"] == counted["lpaqa_cross_model"] == 2
+    assert len(on_gpu) == 4 * 3 + 2 + 2 * 2 + 2 + 2 + 1 + 1 + 3 + 3 + 3
     assert all("gpu=1" in job and "slurm_partition=gpu" in job for job in on_gpu)
     others = [job for job in jobs if re.match(r"rule (\w+):", job) and job not in on_gpu and "resources:" in job]
     assert others and not any("gpu=1" in job for job in others)
