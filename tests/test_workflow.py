@@ -316,13 +316,20 @@ def test_report_shows_tables_in_place_figures_and_headline_numbers(demo):
     accuracy = pd.read_csv(demo / "results/comps/tables/accuracy.csv")
     base = accuracy[(accuracy["model"] == "tiny-demo-bert") & (accuracy["subset"] == "base")]["accuracy"].iloc[0]
     assert f"tiny-demo-bert: COMPS-BASE {base:.1f}" in html
-    assert "tiny-demo-bert: manual prompts" in html and "(vanilla prompts, average)" in html
-    # issue 39: each headline link opens its table (not its info panel), named by study and table
-    for study, page in [("lpaqa", "table2"), ("stest", "table2"), ("comps", "accuracy")]:
+    assert "tiny-demo-bert: manual prompts" in html
+    # S-TEST's line says whether its p_r has an interval: the demo's 5 relations are enough (an
+    # empty note read back from the CSV once made every line say "too few for an interval")
+    assert "tiny-demo-bert: p_r" in html and "(vanilla prompts, average; 5 relations, 95% interval)" in html
+    assert "too few for an interval)</li>" not in html
+    # issue 39: each headline link opens its table (not its info panel), named by study and table:
+    # the interval tables (issue 42), each with the study in its label
+    for study in ["lpaqa", "stest", "comps"]:
         assert (
-            f"javascript:app.setView({{content:'html',contentPath:results['results/{study}/tables/{page}.html']" in html
+            f"javascript:app.setView({{content:'html',contentPath:results['results/{study}/tables/intervals.html']"
+            in html
         )
-    assert ">LPAQA Table 2" in html and ">S-TEST Table 2" in html and "showResultInfo('results/" not in html
+    assert ">LPAQA P&#64;1 with 95% intervals" in html and ">S-TEST p_r with 95% intervals" in html
+    assert "showResultInfo('results/" not in html
     # a table page's caption is its registered caption file, shown once: not among the job's parameters
     caption = (ROOT / "workflow/report/comps/accuracy.rst").read_text().split(":")[0]
     assert html.count(caption) == 1 and re.search(r'"caption": "[^"]*<p>' + re.escape(caption), html)
@@ -402,7 +409,7 @@ def test_the_report_in_a_real_browser(demo, tmp_path):
         chromium,
     )
     # the headline link opens the table itself, in the content frame
-    click = "Array.from(document.querySelectorAll('a')).find(a => a.textContent.startsWith('S-TEST Table 2')).click()"
+    click = "Array.from(document.querySelectorAll('a')).find(a => a.textContent.startsWith('S-TEST p_r with 95% intervals')).click()"
     frame = "document.querySelector('iframe') ? document.querySelector('iframe').src.slice(0, 60) : null"
     opened = report_screenshots.measure(report, click, frame, chromium)
     assert opened and opened.startswith("data:text/html"), opened

@@ -455,7 +455,10 @@ def report_headlines():
         table, page, module = STUDY_HEADLINES.get(study, (None, None, None))
         if not (table and Path(table).is_file()):
             continue
-        lines = importlib.import_module(module).headlines(pd.read_csv(table))
+        frame = pd.read_csv(table)
+        if "note" in frame:  # an empty note (an interval was given) reads back as NaN, which is true
+            frame["note"] = frame["note"].fillna("")
+        lines = importlib.import_module(module).headlines(frame)
         # the link opens the table itself (as its entry's view button does), labelled with the
         # study and the table's report label: "LPAQA Table 2", "S-TEST Table 2", not "table2" twice
         label = REPORT_TABLES.get(os.path.splitext(table)[0], {}).get("label") or Path(page).stem
