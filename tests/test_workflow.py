@@ -37,14 +37,6 @@ from conftest import DEMO, ROOT, RULE_LINE, copy_project, executed_rules, smk_ru
 pytestmark = pytest.mark.workflow
 
 
-BASELINE = ["baseline.csv", "baseline.md", "baseline.tex", "per_relation.csv", "dropped_facts.csv"]
-
-
-def read_tables(project: Path) -> dict[str, bytes]:
-    """The manual-prompt baseline's tables (what ``lpaqa_tables`` writes)."""
-    return {name: (project / "results/lpaqa/tables" / name).read_bytes() for name in BASELINE}
-
-
 def test_every_parquet_output_keeps_its_contract_and_its_place(demo):
     seen = set()
     for path in sorted((demo / "results").rglob("*.parquet")):
@@ -61,18 +53,20 @@ def test_every_parquet_output_keeps_its_contract_and_its_place(demo):
 
 
 def test_interrupted_run_resumes_and_gives_identical_tables(demo, tmp_path):
-    """Ctrl-C during training, then the same target at --cores 1: the run completes, with the
-    tables and model weights of the uninterrupted shared run at --cores 2, byte for byte (issue 17:
-    the weights depended on torch's thread count). The target is LPAQA's baseline tables (the two
-    masked models, their probes), to keep the suite short; the causal model's training is held to
-    the thread count by test_demo_training_does_not_depend_on_the_thread_count."""
+    """Ctrl-C during training, then the same targets at --cores 1: the run completes, with the
+    probe tables and model weights of the uninterrupted shared run at --cores 2, byte for byte
+    (issue 17: the weights depended on torch's thread count). The targets are the two masked
+    models' S-TEST probe tables (their training, then a probe of each), to keep the suite short;
+    the causal model's training is held to the thread count by
+    test_demo_training_does_not_depend_on_the_thread_count."""
     project = copy_project(tmp_path)
     output = tmp_path / "interrupted.log"
-    target = "results/lpaqa/tables/baseline.csv"
+    models = ["tiny-demo-bert", "tiny-demo-bert-small"]
+    targets = [f"results/stest/scores/{model}.parquet" for model in models]
     # a shell starts background commands with SIGINT ignored, and that is inherited: restore the
     # default, as in the terminal of a user who presses Ctrl-C
     process = subprocess.Popen(
-        [sys.executable, "-m", "snakemake", "--cores", "2", target, *DEMO],
+        [sys.executable, "-m", "snakemake", "--cores", "2", *targets, *DEMO],
         cwd=project,
         stdout=output.open("w"),
         stderr=subprocess.STDOUT,
@@ -87,13 +81,16 @@ def test_interrupted_run_resumes_and_gives_identical_tables(demo, tmp_path):
     os.killpg(process.pid, signal.SIGINT)  # what a terminal sends on Ctrl-C
     assert process.wait(timeout=120) != 0, output.read_text()[-3000:]
     assert not (project / "results/models/tiny-demo-bert/config.json").exists(), "a half-trained model was left"
-    assert not (project / "results/lpaqa/tables").exists()
-    resumed = snakemake(project, target, *DEMO, "--cores", "1")
+    assert not (project / "results/stest/scores").exists()
+    resumed = snakemake(project, *targets, *DEMO, "--cores", "1")
     # the end of a run says where the results are; no "Shell command: None" per job
     said = resumed.stdout + resumed.stderr
     assert "knowprobe: done. Tables and figures: results/lpaqa/tables" in said and "Shell command" not in said
-    assert read_tables(project) == read_tables(demo)  # also: two runs from scratch agree exactly
-    for model in ["tiny-demo-bert", "tiny-demo-bert-small"]:
+    # also: two runs from scratch agree exactly (the tables and the digests beside them)
+    for target in targets:
+        for path in (target, f"{target}.sha256"):
+            assert (project / path).read_bytes() == (demo / path).read_bytes(), path
+    for model in models:
         weights = f"results/models/{model}/model.safetensors"
         assert (project / weights).read_bytes() == (demo / weights).read_bytes(), model
 
@@ -409,7 +406,8 @@ def test_the_report_in_a_real_browser(demo, tmp_path):
         chromium,
     )
     # the headline link opens the table itself, in the content frame
-    click = "Array.from(document.querySelectorAll('a')).find(a => a.textContent.startsWith('S-TEST p_r with 95% intervals')).click()"
+    link = "a => a.textContent.startsWith('S-TEST p_r with 95% intervals')"
+    click = f"Array.from(document.querySelectorAll('a')).find({link}).click()"
     frame = "document.querySelector('iframe') ? document.querySelector('iframe').src.slice(0, 60) : null"
     opened = report_screenshots.measure(report, click, frame, chromium)
     assert opened and opened.startswith("data:text/html"), opened
