@@ -45,3 +45,21 @@ def test_each_model_against_the_next():
     row = summary.iloc[0]
     assert row["subset"] == "COMPS-BASE" and row["pairs"] == 120 and row["difference"] > 0
     assert row["A better"] + row["no difference"] + row["B better"] == 12 == len(tests)
+
+
+def test_the_figure_draws_each_subsets_accuracy_with_its_bounds_and_no_bar_without_an_interval():
+    table = pd.DataFrame(
+        {
+            "model": ["big", "big", "small", "small"],
+            "subset": ["base", "wugs", "base", "wugs"],
+            "accuracy": [70.0, 60.0, 55.0, 52.0],
+            "low": [65.0, np.nan, 50.0, np.nan],
+            "high": [74.0, np.nan, 61.0, np.nan],
+        }
+    )
+    models, values, errors = intervals.figure_bars(table)
+    assert models == ["big", "small"]
+    assert list(values) == ["COMPS-BASE", "COMPS-WUGS"]
+    assert values["COMPS-BASE"].tolist() == [70.0, 55.0]
+    assert errors["COMPS-BASE"][0].tolist() == [65.0, 50.0] and errors["COMPS-BASE"][1].tolist() == [74.0, 61.0]
+    assert np.isnan(errors["COMPS-WUGS"][0]).all()

@@ -53,3 +53,22 @@ def test_methods_against_vanilla_on_the_same_triples():
     assert pairs == [(("m", "specificity", "FP", "mask"), ("m", "specificity", "VP", "mask"))]
     summary, tests = intervals.comparisons(triples, pairs, uncertainty.Settings(bootstrap=400))
     assert summary.iloc[0]["triples"] == 5 * 29 and len(tests) == 5
+
+
+def test_the_figure_panel_has_a_group_per_model_and_mode_and_a_bar_per_method():
+    table = pd.DataFrame(
+        {
+            "model": ["bert", "bert", "gpt2", "gpt2", "bert"],
+            "measure": ["specificity"] * 4 + ["naturalness"],
+            "method": ["VP", "FP", "VP", "FP", "VP"],
+            "mode": ["mask", "mask", "next_token", "next_token", "mask"],
+            "p_r": [60.0, 64.0, 55.0, 58.0, 70.0],
+            "low": [55.0, 59.0, np.nan, np.nan, 65.0],
+            "high": [66.0, 69.0, np.nan, np.nan, 75.0],
+        }
+    )
+    categories, values, errors = intervals.figure_bars(table, "specificity")
+    assert categories == ["bert (mask)", "gpt2 (next_token)"]
+    assert values["FP"].tolist() == [64.0, 58.0]
+    assert errors["VP"][0][0] == 55.0 and errors["VP"][1][0] == 66.0 and np.isnan(errors["VP"][0][1])
+    assert intervals.figure_bars(table, "naturalness")[0] == ["bert (mask)"]

@@ -41,7 +41,7 @@ def comps_stimuli():
 
 def comps_outputs():
     outputs = [*rules.comps_tables.output, *rules.comps_figures.output]
-    outputs += [*rules.comps_intervals.output]
+    outputs += [*rules.comps_intervals.output, *rules.comps_intervals_figure.output]
     outputs += expand(COMPS_SCORES, model=COMPS_MODELS)
     if COMPS["source"] == "build":
         outputs += [rules.comps_build.output.rejects, rules.comps_similarity.output.rejects]

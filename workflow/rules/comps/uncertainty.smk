@@ -43,3 +43,27 @@ rule comps_intervals:
 
 localrules:
     comps_intervals,
+
+
+rule comps_intervals_figure:
+    input:
+        intervals=rules.comps_intervals.output.intervals_csv,
+        code=code("comps_intervals_figure"),
+    output:
+        **figure(
+            "results/comps/figures/intervals",
+            caption="../../report/comps/intervals_figure.rst",
+            category="COMPS",
+            subcategory="Uncertainty",
+            labels={"figure": "accuracy with 95% intervals"},
+        ),
+    log:
+        "logs/comps/intervals_figure.log",
+    conda:
+        "../../../envs/lama.yaml"
+    script:
+        "../../scripts/comps_intervals_figure.py"
+
+
+localrules:
+    comps_intervals_figure,

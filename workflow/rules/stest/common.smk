@@ -53,7 +53,7 @@ def stest_model_info():
 
 def stest_outputs():
     outputs = [*rules.stest_tables.output, *rules.stest_figures.output]
-    outputs += [*rules.stest_intervals.output]
+    outputs += [*rules.stest_intervals.output, *rules.stest_intervals_figure.output]
     outputs += expand(STEST_SCORES, model=STEST_MODELS)
     if STEST["source"] == "wikidata":
         outputs.append(rules.wikidata_gather.output.rejects)

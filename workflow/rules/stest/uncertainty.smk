@@ -41,3 +41,27 @@ rule stest_intervals:
 
 localrules:
     stest_intervals,
+
+
+rule stest_intervals_figure:
+    input:
+        intervals=rules.stest_intervals.output.intervals_csv,
+        code=code("stest_intervals_figure"),
+    output:
+        **figure(
+            "results/stest/figures/intervals",
+            caption="../../report/stest/intervals_figure.rst",
+            category="S-TEST",
+            subcategory="Uncertainty",
+            labels={"figure": "p_r with 95% intervals"},
+        ),
+    log:
+        "logs/stest/intervals_figure.log",
+    conda:
+        "../../../envs/lama.yaml"
+    script:
+        "../../scripts/stest_intervals_figure.py"
+
+
+localrules:
+    stest_intervals_figure,

@@ -47,6 +47,20 @@ def layout(table: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def figure_bars(table: pd.DataFrame):
+    """The intervals figure's bars: a group of bars per model, a bar per subset, each with its
+    accuracy and its interval's bounds (NaN: no interval). Returns (models, values, errors) as
+    ``figures.grouped_bars`` takes them."""
+    models = list(dict.fromkeys(table["model"]))
+    values, errors = {}, {}
+    for subset, part in table.groupby("subset", sort=False):
+        part = part.set_index("model").reindex(models)
+        name = SUBSET_NAMES.get(subset, subset)
+        values[name] = part["accuracy"].to_numpy(dtype=float)
+        errors[name] = (part["low"].to_numpy(dtype=float), part["high"].to_numpy(dtype=float))
+    return models, values, errors
+
+
 def default_comparisons(pairs: pd.DataFrame, config: dict, models: list[str]) -> list[tuple[tuple, tuple]]:
     present = set(map(tuple, pairs[GROUP].drop_duplicates().to_numpy()))
     model_pairs = config["model_pairs"] if config["model_pairs"] is not None else list(zip(models, models[1:]))

@@ -41,6 +41,21 @@ def layout(table: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def figure_bars(table: pd.DataFrame, measure: str):
+    """The bars of one panel of the intervals figure: categories "model (mode)", a group per
+    method, each with its p_r and its interval's bounds (NaN: no interval). Returns (categories,
+    values, errors) as ``figures.grouped_bars`` takes them."""
+    rows = table[table["measure"] == measure]
+    categories = list(dict.fromkeys(f"{r.model} ({r.mode})" for r in rows.itertuples()))
+    rows = rows.assign(category=[f"{r.model} ({r.mode})" for r in rows.itertuples()])
+    values, errors = {}, {}
+    for method, part in rows.groupby("method", sort=False):
+        part = part.set_index("category").reindex(categories)
+        values[method] = part["p_r"].to_numpy(dtype=float)
+        errors[method] = (part["low"].to_numpy(dtype=float), part["high"].to_numpy(dtype=float))
+    return categories, values, errors
+
+
 def main_mode(triples: pd.DataFrame, model: str) -> str | None:
     """The mode Table 2 shows a model in: mask for masked models, next_token for causal ones."""
     modes = set(triples.loc[triples["model"] == model, "mode"])
