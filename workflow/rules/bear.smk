@@ -4,13 +4,15 @@
 #
 #   BEAR's repository (or a local BEAR-format directory) ─► relations, instances ─┐
 #   relation_info.json (domains) ─────────────────────────────────────────────────┤
-#                                           models ─► statement scores ───────────┴─► accuracy tables, figure
+#                                           models ─► statement scores ───────────┴─► accuracy tables, figure,
+#                                                                                     intervals, comparisons
 
 
 include: "bear/common.smk"
 include: "bear/dataset.smk"
 include: "bear/probe.smk"
 include: "bear/tables.smk"
+include: "bear/uncertainty.smk"
 
 
 # the study's target: snakemake bear
@@ -26,9 +28,9 @@ localrules:
 STUDY_OUTPUTS["bear"] = bear_outputs
 STUDY_MODEL_NAMES["bear"] = BEAR_MODELS
 STUDY_HEADLINES["bear"] = (
-    "results/bear/tables/accuracy.csv",
-    "results/bear/tables/accuracy.html",
-    "knowprobe.bear.tables",
+    "results/bear/tables/intervals.csv",
+    "results/bear/tables/intervals.html",
+    "knowprobe.bear.intervals",
 )
 if BEAR["demo_corpus"]["enabled"]:
     DEMO_CORPORA["bear"] = rules.bear_demo_corpus.output

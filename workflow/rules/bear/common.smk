@@ -40,6 +40,8 @@ def bear_outputs():
     return [
         *rules.bear_tables.output,
         *rules.bear_figures.output,
+        *rules.bear_intervals.output,
+        *rules.bear_intervals_figure.output,
         rules.bear_import.output.rejects,
         *expand(BEAR_SCORES, model=BEAR_MODELS),
     ]
