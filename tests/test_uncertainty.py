@@ -178,3 +178,32 @@ def test_many_clusters_of_few_kinds_draw_as_each_cluster_alone():
         )
         assert abs(by_class.std() / one_by_one.std() - 1) < 0.1
         assert abs(by_class.mean() - values.mean()) < 0.002
+
+
+def test_many_clusters_draw_the_items_stage_from_its_normal_sum(monkeypatch):
+    """With NORMAL_CLUSTERS clusters or more the items' stage is drawn as a normal sum of its exact
+    mean and variance; its replicates agree with the exact level-count draws (forced below)."""
+    rng = np.random.default_rng(6)
+    cluster = np.repeat(np.arange(u.NORMAL_CLUSTERS + 100), rng.integers(2, 30, u.NORMAL_CLUSTERS + 100))
+    values = rng.integers(-1, 2, len(cluster)).astype(float) * (rng.random(len(cluster)) < 0.5)
+    groups = u.clusters_of(cluster, values)
+    for pooled in (False, True):
+        normal = u.replicates(groups, 20_000, np.random.default_rng(1), pooled)
+        with monkeypatch.context() as patch:
+            patch.setattr(u, "NORMAL_CLUSTERS", 10**9)
+            exact = u.replicates(groups, 20_000, np.random.default_rng(1), pooled)
+        assert not np.array_equal(normal, exact)  # the two paths draw differently
+        assert abs(normal.std() / exact.std() - 1) < 0.03
+        assert abs(normal.mean() - exact.mean()) < 0.1 * exact.std()
+        low, high = np.percentile(normal, [2.5, 97.5]) - np.percentile(exact, [2.5, 97.5])
+        assert abs(low) < 0.1 * exact.std() and abs(high) < 0.1 * exact.std()
+
+
+def test_mcnemar_per_cluster_is_each_clusters_exact_test():
+    rng = np.random.default_rng(2)
+    cluster = rng.integers(0, 30, 900)
+    a, b = rng.random(900) < 0.5, rng.random(900) < 0.45
+    table = u.mcnemar_per_cluster(cluster, a, b)
+    expected = [u.mcnemar_exact(int(x), int(y)) for x, y in zip(table["b"], table["c"])]
+    assert table["p"].tolist() == expected
+    assert u.mcnemar_per_cluster(np.zeros(0), np.zeros(0, bool), np.zeros(0, bool))["p"].shape == (0,)

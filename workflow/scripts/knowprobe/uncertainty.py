@@ -47,6 +47,7 @@ DEFAULT_B = 10_000
 MIN_CLUSTERS = 5
 CHUNK_ELEMENTS = 4_000_000  # drawn values per chunk of replicates (bounds memory)
 EXACT_CLASSES = 12  # macro: clusters with more classes of objects draw their sum from its normal distribution
+NORMAL_CLUSTERS = 500  # with this many clusters, the items' stage is drawn as the normal sum (see replicates)
 
 
 def stream(seed: int, *key: str) -> np.random.Generator:
@@ -146,6 +147,8 @@ def replicates(
     m = len(groups)
     if m == 0:
         return np.full(b, np.nan)
+    if m >= NORMAL_CLUSTERS:
+        return normal_replicates(groups, b, rng, pooled)
     sizes = groups.sizes
     frequencies = groups.counts / sizes[:, None]
     out = np.empty(b)
@@ -176,6 +179,36 @@ def replicates(
             out[done : done + size] = sums.sum(axis=1) / (drawn * sizes).sum(axis=1)
         else:
             out[done : done + size] = (sums / sizes).sum(axis=1) / m
+        done += size
+    return out
+
+
+def normal_replicates(groups: Clusters, b: int, rng: np.random.Generator, pooled: bool = False) -> np.ndarray:
+    """``[b]`` replicates of the two-stage cluster bootstrap for many clusters (at least
+    ``NORMAL_CLUSTERS``, as COMPS's properties): the clusters' stage is drawn exactly (how often
+    each cluster is drawn: one multinomial over the classes of clusters with the same size, mean
+    and variance), the items' stage from the normal distribution of its exact mean and variance
+    given those draws: a cluster of n items with mean mu and variance s2 (over its items) drawn c
+    times adds c n mu to the total and c n s2 to its variance (``pooled``; else c mu and c s2 / n
+    to the sum of cluster means). The total is a sum of at least ``NORMAL_CLUSTERS`` independent
+    bounded terms, where the exact draw would cost a binomial per (replicate, cluster, level) and
+    take COMPS's comparisons past a minute (benchmarks/bootstrap.py; tests/test_uncertainty.py
+    compares the two)."""
+    m = len(groups)
+    sizes = groups.sizes.astype(np.float64)
+    means = groups.means
+    variance = (groups.counts * (groups.levels - means[:, None]) ** 2).sum(axis=1) / sizes
+    if pooled:
+        terms = np.stack([sizes * means, sizes * variance, sizes], axis=1)
+    else:
+        terms = np.stack([means, variance / sizes, np.ones(m)], axis=1)
+    classes, members = np.unique(terms, axis=0, return_counts=True)
+    out = np.empty(b)
+    done = 0
+    for size in _chunks(b, len(classes)):
+        drawn = rng.multinomial(m, members / m, size=size).astype(np.float64)  # [size, classes]
+        total, spread, weight = (drawn @ classes).T
+        out[done : done + size] = (total + np.sqrt(spread) * rng.standard_normal(size)) / weight
         done += size
     return out
 
@@ -357,7 +390,8 @@ def mcnemar_per_cluster(cluster_ids, correct_a, correct_b, alpha: float = 0.05) 
     names, cluster = np.unique(cluster_ids, return_inverse=True)
     b = np.bincount(cluster, weights=a & ~bb, minlength=len(names)).astype(np.int64)
     c = np.bincount(cluster, weights=~a & bb, minlength=len(names)).astype(np.int64)
-    p = np.array([mcnemar_exact(int(x), int(y)) for x, y in zip(b, c)])
+    # mcnemar_exact, vectorised over clusters (no discordant items: cdf(0; 0, 1/2) = 1, so p = 1)
+    p = np.minimum(1.0, 2.0 * scipy_stats.binom.cdf(np.minimum(b, c), b + c, 0.5)) if len(names) else np.ones(0)
     adjusted = holm(p)
     verdict = np.where(adjusted < alpha, np.where(b > c, "A better", "B better"), "no difference")
     return {"cluster": names, "b": b, "c": c, "p": p, "p_holm": adjusted, "verdict": verdict}
