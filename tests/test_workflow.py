@@ -252,14 +252,18 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
     assert planned_jobs(project, "--configfile", fewer_b) == {**SELECTION_AND_AFTER, "lpaqa_backward": 4}
 
 
-# the rules that compute intervals, LPAQA's figure of them and their report pages (intervals and
-# comparisons of each study)
+# the rules that compute intervals, each study's figure of them and their report pages (intervals
+# and comparisons of each study: LPAQA, S-TEST, COMPS and BEAR)
 INTERVAL_RULES = {
     "lpaqa_intervals": 1,
     "lpaqa_intervals_figure": 1,
     "stest_intervals": 1,
+    "stest_intervals_figure": 1,
     "comps_intervals": 1,
-    "table_html": 6,
+    "comps_intervals_figure": 1,
+    "bear_intervals": 1,
+    "bear_intervals_figure": 1,
+    "table_html": 8,
 }
 
 
@@ -269,7 +273,7 @@ def test_the_bootstrap_settings_rerun_only_the_intervals(demo, tmp_path):
     gives the same numbers again."""
     project = tmp_path / "project"
     shutil.copytree(demo, project, symlinks=True)
-    tables = [project / f"results/{study}/tables/intervals.csv" for study in ("lpaqa", "stest", "comps")]
+    tables = [project / f"results/{study}/tables/intervals.csv" for study in ("lpaqa", "stest", "comps", "bear")]
     before = [path.read_text() for path in tables]
     fewer = with_config(project, "b.yaml", lambda c: c.setdefault("uncertainty", {}).update(bootstrap=2000))
     assert planned_jobs(project, "--configfile", fewer) == INTERVAL_RULES
@@ -304,8 +308,12 @@ def test_report_shows_tables_in_place_figures_and_headline_numbers(demo):
     for name in [*pages, "baseline_per_relation.png", "accuracy_parameters.png", "specificity.png", *paper]:
         assert name in html, name
     entries = set(re.findall(r'"(results/[\w/.-]+)": \{', html))  # the report's results, by path
-    # 37 before the interval, comparison, consistency, calibration and LPAQA score tables (47 with them)
-    assert len([e for e in entries if e.endswith(".html")]) == 47
+    # 37 before the interval, comparison, consistency, calibration and LPAQA score tables (47 with
+    # them; 49 with BEAR's intervals and comparisons)
+    assert len([e for e in entries if e.endswith(".html")]) == 49
+    # the interval figures of every study (error bars, issue 42)
+    for study in ["lpaqa", "stest", "comps", "bear"]:
+        assert f"results/{study}/figures/intervals.png" in entries, study
     assert all(e.endswith((".html", ".png")) for e in entries)  # no entry is a CSV the browser downloads
     for category in ["LPAQA", "S-TEST", "COMPS", "BEAR", "Shared data"]:
         assert category in html
@@ -318,9 +326,12 @@ def test_report_shows_tables_in_place_figures_and_headline_numbers(demo):
     # empty note read back from the CSV once made every line say "too few for an interval")
     assert "tiny-demo-bert: p_r" in html and "(vanilla prompts, average; 5 relations, 95% interval)" in html
     assert "too few for an interval)</li>" not in html
+    # BEAR's line: the score with its interval, or the demo's 4 relations said too few, and the sem
+    # over templates (the leaderboard's ±)
+    assert "tiny-demo-bert: BEAR score " in html and "(4 relations, too few for an interval; ± " in html
     # issue 39: each headline link opens its table (not its info panel), named by study and table:
     # the interval tables (issue 42), each with the study in its label
-    for study in ["lpaqa", "stest", "comps"]:
+    for study in ["lpaqa", "stest", "comps", "bear"]:
         assert (
             f"javascript:app.setView({{content:'html',contentPath:results['results/{study}/tables/intervals.html']"
             in html
