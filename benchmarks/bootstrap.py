@@ -3,6 +3,7 @@ against a straightforward per-replicate loop measured in the same run.
 
     python benchmarks/bootstrap.py              # B = 10,000, every study
     python benchmarks/bootstrap.py --b 2000     # quicker
+    python benchmarks/bootstrap.py --studies COMPS BEAR
 
 Tables of the full run's shapes, with random correctness (the bootstrap's cost does not depend
 on the values):
@@ -17,6 +18,8 @@ on the values):
   against the next.
 - COMPS: 22 models; BASE 49,340 pairs over 3,645 properties, WUGS and the two WUGS-DIST subsets
   13,896 pairs over 944 properties each; each model against the next on every subset.
+- BEAR: the leaderboard's 23 models; 60 relations, 7,731 instances, 3 templates; the BEAR score and
+  each template's accuracy, each model against the next.
 
 Times are CPU time of this process (``time.process_time``): what the work costs one core, also
 on a machine that others share.
@@ -159,6 +162,33 @@ def run_comps(rng, settings) -> tuple[float, int]:
     return time.process_time() - start, len(table) + len(summary)
 
 
+def run_bear(rng, settings) -> tuple[float, int]:
+    from knowprobe.bear import intervals
+
+    # BEAR: 60 relations, 7,731 instances, 3 templates; the leaderboard's 23 models
+    relation = relations(rng, 60, 7_731)
+    models = [f"model{i}" for i in range(23)]
+    frames = [
+        pd.DataFrame(
+            {
+                "model": model,
+                "relation": relation,
+                "template": template,
+                "instance": np.arange(len(relation)).astype(str),
+                "correct": rng.random(len(relation)) < 0.3,
+            }
+        )
+        for model in models
+        for template in range(3)
+    ]
+    predicted = pd.concat(frames, ignore_index=True)
+    start = time.process_time()
+    frame = intervals.items(predicted)
+    table = intervals.interval_table(frame, settings)
+    summary, _ = intervals.comparisons(frame, intervals.default_comparisons({"model_pairs": None}, models), settings)
+    return time.process_time() - start, len(table) + len(summary)
+
+
 def loop_bootstrap(cluster_ids, values, b: int, rng) -> np.ndarray:
     """The textbook two-stage bootstrap: per replicate, clusters with replacement, then indices."""
     groups = [values[cluster_ids == c] for c in np.unique(cluster_ids)]
@@ -173,6 +203,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--b", type=int, default=uncertainty.DEFAULT_B, help="replicates (default 10,000)")
     parser.add_argument("--baseline-replicates", type=int, default=300, help="replicates the loop is timed on")
+    parser.add_argument(
+        "--studies", nargs="+", default=["LPAQA", "S-TEST", "COMPS", "BEAR"], help="the studies timed (default: all)"
+    )
     args = parser.parse_args()
     settings = uncertainty.Settings(bootstrap=args.b)
     rng = np.random.default_rng(0)
@@ -195,7 +228,9 @@ def main() -> None:
         f"engine {np.percentile(fast, [2.5, 97.5]).round(4).tolist()}"
     )
     print(f"\nevery table of the full reproduction, B = {args.b}, one core:")
-    for study, run in [("LPAQA", run_lpaqa), ("S-TEST", run_stest), ("COMPS", run_comps)]:
+    for study, run in [("LPAQA", run_lpaqa), ("S-TEST", run_stest), ("COMPS", run_comps), ("BEAR", run_bear)]:
+        if study not in args.studies:
+            continue
         seconds, rows = run(np.random.default_rng(2), settings)
         print(
             f"  {study:7s} {rows:5d} rows  {seconds:7.2f} s   "

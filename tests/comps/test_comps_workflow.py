@@ -87,13 +87,15 @@ def test_a_builder_setting_reruns_the_builder_and_what_reads_it_only(tmp_path, d
     path.write_text(yaml.safe_dump(config))
     plan = snakemake(project, "comps", "-n", "--configfile", "resources/demo/config.yaml")
     # the stimuli, their scores, the tables (and their report pages) and figures; not the norms'
-    # similarities, not the demo models (whose corpus is the norms', not the stimuli); the intervals read the scores
+    # similarities, not the demo models (whose corpus is the norms', not the stimuli); the intervals (and their
+    # figure) read the scores
     assert executed_rules(plan) == {
         "comps_build",
         "comps_probe",
         "comps_tables",
         "comps_figures",
         "comps_intervals",
+        "comps_intervals_figure",
         "table_html",
     }
     pages = re.findall(r"rule table_html:\n(?:.*\n)*?\s+output: (\S+)", plan.stdout + plan.stderr)

@@ -11,7 +11,7 @@ with rule_logging(snakemake.log[0]) as log:
     table = pd.read_csv(snakemake.input.intervals, keep_default_na=False, na_values=[""])
     baseline = float(pd.read_csv(snakemake.input.accuracy)["random_baseline"].iloc[0])
     models, values, errors = intervals.figure_bars(table)
-    fig, (ax,) = figures.new(width=max(6.4, 0.5 * len(models) * max(len(values), 1) + 2), height=3.8)
+    fig, (ax,) = figures.new(width=min(16.0, max(6.4, 0.25 * len(models) * max(len(values), 1) + 2)), height=3.8)
     figures.grouped_bars(
         ax, models, values, "accuracy (%)", reference=baseline, reference_label="random baseline", errors=errors
     )

@@ -267,7 +267,15 @@ def grouped_bars(
         ax.axhline(reference, color="black", linewidth=0.8, linestyle="--", label=reference_label)
     # long or many labels are turned so that they never run into each other
     turn = 90 if len(categories) > 8 else 30 if max(map(len, categories), default=0) > 6 else 0
-    ax.set_xticks(x, categories, rotation=turn, ha="right" if turn == 30 else "center", rotation_mode="anchor")
+    # (turned labels end at their tick: centred on it, a label turned upright would cross the axis)
+    ax.set_xticks(
+        x,
+        categories,
+        rotation=turn,
+        ha="right" if turn else "center",
+        va="center" if turn == 90 else "top",
+        rotation_mode="anchor",
+    )
     ax.set_ylabel(ylabel)
     ax.legend(fontsize=8)
 

@@ -51,8 +51,9 @@ def figure_bars(table: pd.DataFrame, measure: str):
     values, errors = {}, {}
     for method, part in rows.groupby("method", sort=False):
         part = part.set_index("category").reindex(categories)
-        values[method] = part["p_r"].to_numpy(dtype=float)
-        errors[method] = (part["low"].to_numpy(dtype=float), part["high"].to_numpy(dtype=float))
+        name = method if method != "-" else measure  # relatedness has no prompting method
+        values[name] = part["p_r"].to_numpy(dtype=float)
+        errors[name] = (part["low"].to_numpy(dtype=float), part["high"].to_numpy(dtype=float))
     return categories, values, errors
 
 
