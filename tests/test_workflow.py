@@ -327,8 +327,9 @@ def test_report_shows_tables_in_place_figures_and_headline_numbers(demo):
     assert "tiny-demo-bert: p_r" in html and "(vanilla prompts, average; 5 relations, 95% interval)" in html
     assert "too few for an interval)</li>" not in html
     # BEAR's line: the score with its interval, or the demo's 4 relations said too few, and the sem
-    # over templates (the leaderboard's ±)
-    assert "tiny-demo-bert: BEAR score " in html and "(4 relations, too few for an interval; ± " in html
+    # over templates (the leaderboard's ±, which the report's JSON writes as \u00b1)
+    assert "tiny-demo-bert: BEAR score " in html and "(4 relations, too few for an interval; " in html
+    assert "sem over 3 templates)" in html
     # issue 39: each headline link opens its table (not its info panel), named by study and table:
     # the interval tables (issue 42), each with the study in its label
     for study in ["lpaqa", "stest", "comps", "bear"]:
