@@ -108,9 +108,9 @@ def read_checksums(path: str | Path) -> dict[str, str]:
     a line of another shape is one error naming the file and line."""
     listed = {}
     for number, line in text_lines(path):
-        if line is None or not line.strip() or line.startswith("#"):
-            if line is None:
-                raise KnowprobeError(f"{path}:{number}: not UTF-8")
+        if line is None:
+            raise KnowprobeError(f"{path}:{number}: not UTF-8")
+        if not line.strip() or line.startswith("#"):
             continue
         parts = line.split()
         if len(parts) != 2 or len(parts[0]) != 64 or not all(c in "0123456789abcdef" for c in parts[0].lower()):
