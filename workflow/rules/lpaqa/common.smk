@@ -97,7 +97,7 @@ def lpaqa_release():
 def pararel_patterns():
     """ParaRel's data/pattern_data folder: unpacked from the pinned archive, or the local directory the config names."""
     location = LPAQA["pararel"]["release"]
-    return "resources/pararel/pattern_data" if is_url(location) else location
+    return "resources/lpaqa/pararel" if is_url(location) else location
 
 
 def pararel_checksums():

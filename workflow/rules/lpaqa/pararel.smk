@@ -5,7 +5,7 @@
 
 rule lpaqa_download_pararel:
     output:
-        "resources/pararel/pararel.tar.gz",
+        "resources/lpaqa/pararel.tar.gz",
     log:
         "logs/lpaqa/download/pararel.log",
     retries: 3
@@ -23,7 +23,7 @@ rule lpaqa_unpack_pararel:
         checksums=pararel_checksums(),
         code=code("lpaqa_unpack_pararel"),
     output:
-        directory("resources/pararel/pattern_data"),
+        directory("resources/lpaqa/pararel"),
     log:
         "logs/lpaqa/download/unpack_pararel.log",
     conda:
