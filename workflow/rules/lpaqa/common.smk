@@ -94,6 +94,17 @@ def lpaqa_release():
     return "resources/lpaqa/prompt" if is_url(location) else location
 
 
+def pararel_patterns():
+    """ParaRel's data/pattern_data folder: unpacked from the pinned archive, or the local directory the config names."""
+    location = LPAQA["pararel"]["release"]
+    return "resources/lpaqa/pararel" if is_url(location) else location
+
+
+def pararel_checksums():
+    """The listing the unpacked patterns are checked against ([] for none)."""
+    return LPAQA["pararel"]["checksums"] or []
+
+
 def lpaqa_release_stand_ins():
     """LPAQA's released prompt sets that this run reads from stand-in files: those of a local
     release folder that says so in a STAND-IN.md (the demo's, written in the release's layout
@@ -277,6 +288,10 @@ check_local("lpaqa.lama.common_vocab", LPAQA["lama"]["common_vocab"], "file")
 check_local("lpaqa.trex_train.lpaqa", LPAQA["trex_train"]["lpaqa"], "directory")
 if any(name.startswith("lpaqa_") for name in LPAQA_PROMPT_SETS):
     check_local("lpaqa.release", LPAQA["release"], "directory")
+if "pararel" in LPAQA_PROMPT_SETS:
+    check_local("lpaqa.pararel.release", LPAQA["pararel"]["release"], "directory")
+    if is_url(LPAQA["pararel"]["release"]) and LPAQA["pararel"]["checksums"] is not None:
+        check_local("lpaqa.pararel.checksums", LPAQA["pararel"]["checksums"], "file")
 for key in ("path", "index"):
     if LPAQA["wikipedia"][key] is not None:
         check_local(f"lpaqa.wikipedia.{key}", LPAQA["wikipedia"][key], "file")

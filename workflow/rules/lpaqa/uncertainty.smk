@@ -53,7 +53,7 @@ rule lpaqa_consistency:
     input:
         probes=[
             LPAQA_PROBE.format(model=model, prompt_set=prompt_set, dataset=dataset, split="test")
-            for model in LPAQA_MODELS
+            for model in LPAQA_RUNS
             for prompt_set in consistency_sets()
             for dataset in LPAQA_DATASETS
         ],

@@ -27,6 +27,7 @@ SET_NAMES = {
     "lpaqa_mine": "LPAQA's Mine",
     "lpaqa_paraphrase": "LPAQA's Mine+Para",
     "lpaqa_manual_paraphrase": "LPAQA's Man+Para",
+    "pararel": "ParaRel",
 }
 GENERATED_SETS = ["mine", "mine_man", "mine_para", "man_para"]  # the rows of Tables 2 and 3
 # LPAQA's released prompt sets, and the paper's set each stands for (the paper's numbers were
