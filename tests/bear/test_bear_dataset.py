@@ -13,6 +13,7 @@ import pytest
 
 from knowprobe import contracts
 from knowprobe.bear import dataset
+from knowprobe.download import read_manifest, verify_manifest
 from knowprobe.io import KnowprobeError
 
 from conftest import ROOT
@@ -174,20 +175,20 @@ def test_the_manifest_holds_every_file(tmp_path):
     manifest.write_text(
         "".join(f"{file_digest(p, 'sha256')}  BEAR/{p.name}\n" for p in sorted((root / "BEAR").iterdir()))
     )
-    assert dataset.verify_files(root, manifest) == len(list((root / "BEAR").iterdir()))
+    assert verify_manifest(root, manifest) == len(list((root / "BEAR").iterdir()))
     with (root / "BEAR/P36.jsonl").open("a") as handle:
         handle.write("\n")
     with pytest.raises(KnowprobeError, match=r"P36.jsonl: sha256 \w+ does not match"):
-        dataset.verify_files(root, manifest)
+        verify_manifest(root, manifest)
     (root / "BEAR/P36.jsonl").unlink()
     with pytest.raises(KnowprobeError, match="BEAR/P36.jsonl missing"):
-        dataset.verify_files(root, manifest)
+        verify_manifest(root, manifest)
 
 
 def test_the_shipped_manifest_lists_the_pinned_commit():
     """resources/checksums/bear-725b4e3.sha256 covers both dataset folders of commit 725b4e3 (61 files
     of BEAR: 60 relations and the metadata; 79 of BEAR-big)."""
-    names = list(dataset.read_manifest(ROOT / "resources/checksums/bear-725b4e3.sha256"))
+    names = list(read_manifest(ROOT / "resources/checksums/bear-725b4e3.sha256"))
     assert sum(n.startswith("BEAR/") for n in names) == 61 and "BEAR/metadata_relations.json" in names
     assert sum(n.startswith("BEAR-big/") for n in names) == 79
 
@@ -219,7 +220,7 @@ def test_download_unpack_and_check(tmp_path, monkeypatch):
     finally:
         server.shutdown()
     root = unpack(archive, tmp_path / "repository", "BEAR/metadata_relations.json", "an archive of BEAR")
-    assert (root / "README.md").is_file() and dataset.verify_files(root, manifest) == len(list(DEMO.iterdir()))
+    assert (root / "README.md").is_file() and verify_manifest(root, manifest) == len(list(DEMO.iterdir()))
     relations, instances, _ = dataset.read_dataset(root / "BEAR")
     assert len(relations) == 4 and isinstance(instances, pd.DataFrame) and len(instances) > 100
 

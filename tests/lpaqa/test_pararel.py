@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from knowprobe.download import read_manifest
 from knowprobe.io import KnowprobeError
 from knowprobe.lpaqa import pararel
 
@@ -135,7 +136,7 @@ def test_pinned_listing_names_the_39_files_of_the_pinned_commit():
     schema = yaml.safe_load((ROOT / "workflow/schemas/lpaqa.schema.yaml").read_text())["properties"]["pararel"]
     defaults = {key: value["default"] for key, value in schema["properties"].items()}
     assert defaults["release"].endswith("/cb5554678457beb5ac163d888f1ce8cf174b3f0b.tar.gz")
-    listed = pararel.read_checksums(ROOT / defaults["checksums"])
+    listed = read_manifest(ROOT / defaults["checksums"])
     assert len(listed) == 39 and all(name.startswith("graphs_json/P") for name in listed)
     assert "graphs_json/P31.jsonl" not in listed and "graphs_json/P527.jsonl" not in listed
 

@@ -139,6 +139,51 @@ def check_digest(path: str | os.PathLike, algorithm: str, expected: str, source:
     return found
 
 
+def read_manifest(path: str | os.PathLike) -> dict[str, str]:
+    """A ``sha256sum`` listing (``<hash>  <file>`` lines, each file relative to the folder the
+    listing checks; ``*`` before a name, blank lines and ``#`` comments allowed) as
+    ``{file: hash}``; a line of another shape is one error naming the listing and the line."""
+    from .io import text_lines
+
+    listed = {}
+    for number, line in text_lines(path):
+        if line is None:
+            raise KnowprobeError(f"{path}:{number}: not UTF-8")
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.split(maxsplit=1)
+        if len(parts) != 2 or len(parts[0]) != 64 or not all(c in "0123456789abcdef" for c in parts[0].lower()):
+            raise KnowprobeError(f"{path}:{number}: not a '<sha256>  <file>' line")
+        listed[parts[1].strip().lstrip("*")] = parts[0].lower()
+    if not listed:
+        raise KnowprobeError(f"{path}: no '<sha256>  <file>' line")
+    return listed
+
+
+def verify_manifest(root: str | os.PathLike, manifest: str | os.PathLike, unlisted: str | None = None) -> int:
+    """Check every file ``manifest`` (a ``sha256sum`` listing) names under ``root`` against its
+    SHA-256, and with ``unlisted`` (a glob under ``root``) that no file it matches is missing from
+    the listing: a pinned download unpacked as it was published. A missing, changed or unlisted
+    file is one error naming it (the download is then not the pinned one). Returns the files checked."""
+    root = Path(root)
+    listed = read_manifest(manifest)
+    for name, digest in sorted(listed.items()):
+        path = root / name
+        if not path.is_file():
+            raise KnowprobeError(f"{root}: {name} missing (the listing {manifest} names it)")
+        found = file_digest(path, "sha256")
+        if found != digest:
+            raise KnowprobeError(
+                f"{path}: sha256 {found} does not match {digest} from {manifest}; delete the download to fetch it anew"
+            )
+    found_names = (str(path.relative_to(root)) for path in root.glob(unlisted)) if unlisted else ()
+    extra = sorted(name for name in found_names if name not in listed)
+    if extra:
+        raise KnowprobeError(f"{root}: {', '.join(extra)} not in the listing {manifest}")
+    log.info("%s: %d files match %s", root, len(listed), manifest)
+    return len(listed)
+
+
 def fetch_text(url: str, timeout: float = 60.0) -> str:
     try:
         with urllib.request.urlopen(

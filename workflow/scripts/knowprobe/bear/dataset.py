@@ -236,37 +236,6 @@ def write_dataset(relations: pd.DataFrame, instances: pd.DataFrame, directory: s
     return [directory / METADATA_FILE, *written]
 
 
-def read_manifest(path: str | Path) -> dict[str, str]:
-    """A ``sha256sum`` listing (``<hash>  <path>`` lines) as ``{path: hash}``."""
-    expected = {}
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        parts = line.split(maxsplit=1)
-        if len(parts) != 2 or len(parts[0]) != 64:
-            raise KnowprobeError(f"{path}:{number}: not a '<sha256>  <path>' line")
-        expected[parts[1].strip().lstrip("*")] = parts[0].lower()
-    return expected
-
-
-def verify_files(root: str | Path, manifest: str | Path) -> int:
-    """Check every file the manifest lists under ``root`` against its SHA-256; the files checked.
-    A missing or changed file is one error naming it (the download is then not the pinned one)."""
-    root = Path(root)
-    expected = read_manifest(manifest)
-    for name, digest in expected.items():
-        path = root / name
-        if not path.is_file():
-            raise KnowprobeError(f"{root}: {name} missing (the manifest {manifest} lists it)")
-        actual = file_digest(path, "sha256")
-        if actual != digest:
-            raise KnowprobeError(
-                f"{path}: sha256 {actual} does not match {digest} from {manifest}; delete the download to fetch it anew"
-            )
-    log.info("%s: %d files match %s", root, len(expected), manifest)
-    return len(expected)
-
-
 def verify_digest(path: str | Path, expected: str, source: str) -> None:
     """Check one file's SHA-256 against ``expected`` (from ``source``, a config key)."""
     actual = file_digest(path, "sha256")

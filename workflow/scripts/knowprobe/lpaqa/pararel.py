@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..download import file_digest
-from ..io import INVALID_UTF8, KnowprobeError, read_jsonl_lenient, text_lines
+from ..download import verify_manifest
+from ..io import INVALID_UTF8, KnowprobeError, read_jsonl_lenient
 from ..prompts import prompt_table, template_problem
+from .release import read_relation_files
 
 log = logging.getLogger(__name__)
 
@@ -66,30 +67,13 @@ def read_patterns(directory: str | Path, relations: Iterable[str] | None = None)
     files = sorted(folder.glob("P*.jsonl"))
     if not files:
         raise KnowprobeError(f"{folder}: no P*.jsonl files (ParaRel's data/pattern_data/{FOLDER})")
-    known = None if relations is None else set(relations)
-    rows, dropped, counts = [], [], Counter()
-    for path in files:
-        relation = path.name.split(".")[0]
-        if known is not None and relation not in known:
-            lines = [(number, line) for number, line in text_lines(path) if line is None or line.strip()]
-            log.warning(
-                "%s: %s is not a relation of LAMA (relations.jsonl) nor of lpaqa.google_re_relations; "
-                "its %d lines left out",
-                path,
-                relation,
-                len(lines),
-            )
-            counts["unknown_relation"] += len(lines)
-            dropped += [(relation, number, line or "", "unknown_relation") for number, line in lines]
-            continue
-        patterns, left_out = read_file(path, counts)
-        if not patterns:
-            log.warning("%s: no pattern of %s", path, relation)
-        dropped += [(relation, number, text or "", reason) for number, reason, text in left_out]
-        rows += [
-            {"relation": relation, "template": pattern, "source": SOURCE, "rank": rank, "score": float("nan")}
-            for rank, pattern in enumerate(patterns)
-        ]
+    counts = Counter()
+    read, dropped = read_relation_files(files, relations, read_file, counts)
+    rows = [
+        {"relation": relation, "template": pattern, "source": SOURCE, "rank": rank, "score": float("nan")}
+        for relation, patterns in read
+        for rank, pattern in enumerate(patterns)
+    ]
     table = prompt_table(rows)
     log.info(
         "pararel: %d patterns of %d relations from %s (%d files); %d lines left out (%s)",
@@ -103,43 +87,8 @@ def read_patterns(directory: str | Path, relations: Iterable[str] | None = None)
     return table, pd.DataFrame(dropped, columns=DROPPED_COLUMNS)
 
 
-def read_checksums(path: str | Path) -> dict[str, str]:
-    """A sha256sum listing (``<hash>  <file>`` lines, the file relative to the unpacked folder);
-    a line of another shape is one error naming the file and line."""
-    listed = {}
-    for number, line in text_lines(path):
-        if line is None:
-            raise KnowprobeError(f"{path}:{number}: not UTF-8")
-        if not line.strip() or line.startswith("#"):
-            continue
-        parts = line.split()
-        if len(parts) != 2 or len(parts[0]) != 64 or not all(c in "0123456789abcdef" for c in parts[0].lower()):
-            raise KnowprobeError(f"{path}:{number}: not a '<sha256>  <file>' line")
-        listed[parts[1]] = parts[0].lower()
-    if not listed:
-        raise KnowprobeError(f"{path}: no '<sha256>  <file>' line")
-    return listed
-
-
 def verify_patterns(directory: str | Path, checksums: str | Path) -> int:
     """Check ParaRel's unpacked folder against the listing: each listed file present with its
     SHA-256, and no ``graphs_json/P*.jsonl`` the listing lacks (else this is not the pinned
     commit's data). A difference is one error naming the file; returns the files checked."""
-    directory = Path(directory)
-    listed = read_checksums(checksums)
-    for name, digest in sorted(listed.items()):
-        path = directory / name
-        if not path.is_file():
-            raise KnowprobeError(f"{directory}: {name} missing (the listing {checksums} names it)")
-        found = file_digest(path, "sha256")
-        if found != digest:
-            raise KnowprobeError(f"{path}: sha256 {found} does not match {digest} from {checksums}")
-    extra = sorted(
-        str(path.relative_to(directory))
-        for path in (directory / FOLDER).glob("P*.jsonl")
-        if str(path.relative_to(directory)) not in listed
-    )
-    if extra:
-        raise KnowprobeError(f"{directory}: {', '.join(extra)} not in the listing {checksums}")
-    log.info("%s: %d files match %s", directory, len(listed), checksums)
-    return len(listed)
+    return verify_manifest(directory, checksums, unlisted=f"{FOLDER}/P*.jsonl")

@@ -64,22 +64,17 @@ def read_file(path: Path, counts: Counter) -> tuple[list[tuple[str, float]], lis
     return prompts, left_out
 
 
-def read_folder(
-    directory: str | Path, prompt_set: str, relations: Iterable[str] | None = None
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """One released folder as a prompt set (file order is rank; score: LPAQA's weight, NaN for
-    the .txt files), and the lines left out (``relation, line, template, reason``, the reasons
-    of ``REJECT_REASONS``), read as every released file is (``io.read_jsonl_lenient``,
-    ``io.read_text_lenient``): a line that is not UTF-8, not a prompt, or a repeat is counted,
-    named by file and line in the log, and left out; a byte-order mark is read as nothing.
-    ``relations``: those LAMA has; a file of another relation is left out, each of its lines
-    counted as ``unknown_relation``."""
-    folder = Path(directory) / FOLDERS[prompt_set]
-    files = sorted(folder.glob("P*.jsonl")) + sorted(folder.glob("P*.txt"))
-    if not files:
-        raise KnowprobeError(f"{folder}: no P*.jsonl or P*.txt files (LPAQA's prompt/{FOLDERS[prompt_set]})")
+def read_relation_files(
+    files: Iterable[Path], relations: Iterable[str] | None, read_file, counts: Counter
+) -> tuple[list[tuple[str, list]], list[tuple[str, int, str, str]]]:
+    """Files of one prompt per line, one file a relation (``P17.jsonl``: the relation is the name's
+    stem), each read with ``read_file(path, counts) -> (prompts, left_out)``, where ``left_out``
+    holds ``(line, reason, text)``: the prompts per relation in file order, and every line left out
+    as ``(relation, line, template, reason)``. ``relations``: those LAMA has; a file of another
+    relation is left out, each of its non-empty lines counted as ``unknown_relation`` (it would
+    never be probed)."""
     known = None if relations is None else set(relations)
-    rows, dropped, counts = [], [], Counter()
+    read, dropped = [], []
     for path in files:
         relation = path.name.split(".")[0]
         if known is not None and relation not in known:
@@ -98,6 +93,28 @@ def read_folder(
         if not prompts:
             log.warning("%s: no prompt of %s", path, relation)
         dropped += [(relation, number, text or "", reason) for number, reason, text in left_out]
+        read.append((relation, prompts))
+    return read, dropped
+
+
+def read_folder(
+    directory: str | Path, prompt_set: str, relations: Iterable[str] | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One released folder as a prompt set (file order is rank; score: LPAQA's weight, NaN for
+    the .txt files), and the lines left out (``relation, line, template, reason``, the reasons
+    of ``REJECT_REASONS``), read as every released file is (``io.read_jsonl_lenient``,
+    ``io.read_text_lenient``): a line that is not UTF-8, not a prompt, or a repeat is counted,
+    named by file and line in the log, and left out; a byte-order mark is read as nothing.
+    ``relations``: those LAMA has; a file of another relation is left out, each of its lines
+    counted as ``unknown_relation``."""
+    folder = Path(directory) / FOLDERS[prompt_set]
+    files = sorted(folder.glob("P*.jsonl")) + sorted(folder.glob("P*.txt"))
+    if not files:
+        raise KnowprobeError(f"{folder}: no P*.jsonl or P*.txt files (LPAQA's prompt/{FOLDERS[prompt_set]})")
+    counts = Counter()
+    read, dropped = read_relation_files(files, relations, read_file, counts)
+    rows = []
+    for relation, prompts in read:
         rows += [
             {
                 "relation": relation,
