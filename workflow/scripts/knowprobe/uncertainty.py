@@ -551,6 +551,22 @@ class Settings:
 INTERVAL_COLUMNS = ["value", "low", "high", "clusters", "items", "note"]
 
 
+def in_percent(table, keys: list[str], value: str, clusters: str, items: str):
+    """``interval_rows``' table under a study's own names: ``keys``, the value (as ``value``) with
+    ``low`` and ``high`` in percent, the clusters and items counted (as ``clusters`` and ``items``:
+    relations and facts, properties and pairs) and the ``note``."""
+    return table[keys].assign(
+        **{
+            value: 100 * table["value"],
+            "low": 100 * table["low"],
+            "high": 100 * table["high"],
+            clusters: table["clusters"],
+            items: table["items"],
+            "note": table["note"],
+        }
+    )
+
+
 def interval_rows(
     frame,
     keys: list[str],

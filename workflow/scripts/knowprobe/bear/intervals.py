@@ -60,14 +60,7 @@ def interval_table(frame: pd.DataFrame, settings: uncertainty.Settings, ddof: in
     interval, the relations (clusters) and instances; the BEAR score's row has the templates and
     their standard error (the leaderboard's "±", ``std(ddof) / sqrt(templates)``)."""
     table = uncertainty.interval_rows(frame, GROUP, "relation", "correct", settings, pooled=True)
-    out = table[GROUP].assign(
-        accuracy=100 * table["value"],
-        low=100 * table["low"],
-        high=100 * table["high"],
-        relations=table["clusters"],
-        instances=table["items"],
-        note=table["note"],
-    )
+    out = uncertainty.in_percent(table, GROUP, "accuracy", "relations", "instances")
     templates = out[out["measure"] != SCORE].groupby("model", sort=False)["accuracy"]
     count = templates.size()
     sem = templates.std(ddof=ddof) / np.sqrt(count)

@@ -23,14 +23,7 @@ def items(scored_pairs: pd.DataFrame) -> pd.DataFrame:
 
 def interval_table(pairs: pd.DataFrame, settings: uncertainty.Settings) -> pd.DataFrame:
     table = uncertainty.interval_rows(pairs, GROUP, "property", "correct", settings, pooled=True)
-    return table[GROUP].assign(
-        accuracy=100 * table["value"],
-        low=100 * table["low"],
-        high=100 * table["high"],
-        properties=table["clusters"],
-        pairs=table["items"],
-        note=table["note"],
-    )
+    return uncertainty.in_percent(table, GROUP, "accuracy", "properties", "pairs")
 
 
 def layout(table: pd.DataFrame) -> pd.DataFrame:

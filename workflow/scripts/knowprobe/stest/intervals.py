@@ -21,14 +21,7 @@ def items(scores: pd.DataFrame) -> pd.DataFrame:
 
 def interval_table(triples: pd.DataFrame, settings: uncertainty.Settings) -> pd.DataFrame:
     table = uncertainty.interval_rows(triples, GROUP, "relation", "success", settings)
-    return table[GROUP].assign(
-        p_r=100 * table["value"],
-        low=100 * table["low"],
-        high=100 * table["high"],
-        relations=table["clusters"],
-        triples=table["items"],
-        note=table["note"],
-    )
+    return uncertainty.in_percent(table, GROUP, "p_r", "relations", "triples")
 
 
 def layout(table: pd.DataFrame) -> pd.DataFrame:
