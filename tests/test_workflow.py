@@ -137,7 +137,10 @@ def with_config(project: Path, name: str, change) -> str:
 
 def planned_jobs(project: Path, *args: str) -> dict[str, int]:
     """Jobs per rule that a dry run plans (``all`` and the study targets left out)."""
-    result = snakemake(project, "-n", *args)
+    return jobs_of(snakemake(project, "-n", *args))
+
+
+def jobs_of(result: subprocess.CompletedProcess) -> dict[str, int]:
     names = RULE_LINE.findall(result.stdout + result.stderr)
     return {name: names.count(name) for name in set(names) - {"all", "lpaqa"}}
 
@@ -165,6 +168,9 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
     probes = sorted((project / "results/lpaqa/probe").rglob("*"))
     stamps = {path: path.stat().st_mtime_ns for path in probes}
     assert executed_rules(snakemake(project, *DEMO)) == set(), "a finished run should have nothing to do"
+    # nor has its dry run an LPAQA score to count (counting tokenizes every statement: seconds)
+    said = snakemake(project, "-n", *DEMO)
+    assert "what each LPAQA score costs" not in said.stdout + said.stderr
 
     # the selection module: the same, and the backward stage, which takes its top-B objects from it
     with edited(project, "lpaqa/selection.py"):
@@ -183,8 +189,14 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
     # seeds are chosen by T-REx-train P@1 (the seeds, their paraphrases, and their probes for every
     # run: the two BERTs' and the GPT's two scores)
     with edited(project, "lpaqa/metrics.py"):
-        planned = planned_jobs(project, *DEMO)
+        said = snakemake(project, "-n", *DEMO)
+    planned = jobs_of(said)
     assert planned["lpaqa_probe_seeded"] == 4 and "lpaqa_probe" not in planned and planned["lpaqa_paraphrase"] == 1
+    # the dry run counts the score of each run it probes: all four
+    costs = (said.stdout + said.stderr).split("what each LPAQA score costs")[1]
+    for run in ["tiny-demo-bert", "tiny-demo-bert-small", "tiny-demo-gpt@next_token", "tiny-demo-gpt@statement"]:
+        assert f"\n  {run} (" in costs, run
+    assert "after prefix sharing" in costs
     assert {"lpaqa_evaluate", "lpaqa_majority", "lpaqa_tables", "lpaqa_select_paraphrase_seeds"} <= set(planned)
     assert not set(planned) & {"train_demo_model", "lpaqa_filter_facts", "lpaqa_refine", "lpaqa_lama_uhn"}
 

@@ -125,6 +125,11 @@ def local_size_gb(key):
     return sum(f.stat().st_size for f in files) / 1e9
 
 
+# A study's own cost lines for a dry run, printed after the run's cost once the jobs are planned:
+# functions of the DAG (a study registers one in its .smk), which count only what it plans
+PLANNED_COST_PRINTERS = []
+
+
 def print_cost_once_planned():
     """A dry run prints the run's cost (print_run_cost) once Snakemake has planned its jobs: at its
     first job summary (the logger's run_info event), when the DAG is built; no hook runs in a dry run."""
@@ -140,6 +145,8 @@ def print_cost_once_planned():
             if not self.done and getattr(record, "event", None) == LogEvent.RUN_INFO:
                 self.done = True
                 print_run_cost(workflow.dag)
+                for print_study_cost in PLANNED_COST_PRINTERS:
+                    print_study_cost(workflow.dag)
 
     snakemake_logger.addHandler(PrintCost())
 

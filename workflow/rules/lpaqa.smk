@@ -45,6 +45,5 @@ STUDY_HEADLINES["lpaqa"] = (
 DEMO_CORPORA["lpaqa"] = rules.lpaqa_demo_corpus.output
 
 
-# a dry run says what each score of each run costs (docs/lpaqa.md, Scores)
-if is_plain_dry_run() and "lpaqa" in config["studies"]:
-    print_lpaqa_score_costs()
+# a dry run says what each score of each run it probes costs (docs/lpaqa.md, Scores)
+PLANNED_COST_PRINTERS.append(print_lpaqa_score_costs)

@@ -529,18 +529,29 @@ def lpaqa_outputs():
     return outputs
 
 
-def print_lpaqa_score_costs():
-    """For a dry run: what each LPAQA run's score costs (pairs, inputs or statements, tokens, and
-    for the causal statement score tokens after prefix sharing), from the facts each run is probed
-    on and the prompt sets, where an earlier run made them (the tokens where the model is there)."""
+# the rules that run a probe of an LPAQA run (the {model} wildcard: the run)
+LPAQA_PROBE_RULES = ("lpaqa_probe", "lpaqa_probe_seeded")
+
+
+def print_lpaqa_score_costs(dag):
+    """For a dry run: what the score of each LPAQA run whose probes ``dag`` plans costs (pairs,
+    inputs or statements, tokens, and for the causal statement score tokens after prefix sharing),
+    from the facts the run is probed on and the prompt sets, where an earlier run made them (the
+    tokens where the model is there). A run whose probes are done is not counted: counting a
+    statement score tokenizes every statement, seconds a run, for nothing to do."""
     from knowprobe import contracts
     from knowprobe.lpaqa import cost, probe
     from knowprobe.models import load_tokenizer
 
+    probing = {job.wildcards.model for job in dag.needrun_jobs() if job.rule.name in LPAQA_PROBE_RULES}
+    if not probing:
+        return
     spaces = LPAQA["probe"]["statement"]["answer_space"]
     spaces = probe.read_answer_space(spaces) if spaces else None
     lines = []
     for run, (model, score) in LPAQA_RUN_OF.items():
+        if run not in probing:
+            continue
         kind = config["models"][model]["kind"]
         facts = {
             (dataset, split): f"results/lpaqa/filtered/{run}/{dataset}/{split}.parquet"
