@@ -464,7 +464,7 @@ def report_headlines():
             continue
         frame = pd.read_csv(table)
         if "note" in frame:  # an empty note (an interval was given) reads back as NaN, which is true
-            frame["note"] = frame["note"].fillna("")
+            frame["note"] = ["" if pd.isna(note) else str(note) for note in frame["note"]]
         lines = importlib.import_module(module).headlines(frame)
         # the link opens the table itself (as its entry's view button does), labelled with the
         # study and the table's report label: "LPAQA Table 2", "S-TEST Table 2", not "table2" twice
