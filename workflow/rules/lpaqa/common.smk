@@ -539,13 +539,14 @@ def print_lpaqa_score_costs(dag):
     from the facts the run is probed on and the prompt sets, where an earlier run made them (the
     tokens where the model is there). A run whose probes are done is not counted: counting a
     statement score tokenizes every statement, seconds a run, for nothing to do."""
+    probing = {job.wildcards.model for job in dag.needrun_jobs() if job.rule.name in LPAQA_PROBE_RULES}
+    if not probing:
+        return
+    # imported only when there is something to count (the probe module brings in torch)
     from knowprobe import contracts
     from knowprobe.lpaqa import cost, probe
     from knowprobe.models import load_tokenizer
 
-    probing = {job.wildcards.model for job in dag.needrun_jobs() if job.rule.name in LPAQA_PROBE_RULES}
-    if not probing:
-        return
     spaces = LPAQA["probe"]["statement"]["answer_space"]
     spaces = probe.read_answer_space(spaces) if spaces else None
     lines = []

@@ -27,7 +27,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .io import KnowprobeError, atomic_path, is_disk_full, progress, write_text, writing
+from .io import KnowprobeError, atomic_path, is_disk_full, progress, text_lines, write_text, writing
 
 log = logging.getLogger(__name__)
 
@@ -143,8 +143,6 @@ def read_manifest(path: str | os.PathLike) -> dict[str, str]:
     """A ``sha256sum`` listing (``<hash>  <file>`` lines, each file relative to the folder the
     listing checks; ``*`` before a name, blank lines and ``#`` comments allowed) as
     ``{file: hash}``; a line of another shape is one error naming the listing and the line."""
-    from .io import text_lines
-
     listed = {}
     for number, line in text_lines(path):
         if line is None:

@@ -359,13 +359,13 @@ def paired_interval(
     return cluster_interval(cluster_ids, difference, b, rng, min_clusters, pooled=pooled)
 
 
-def mcnemar_exact(b: int, c: int) -> float:
+def mcnemar_exact(b, c):
     """Two-sided exact McNemar p-value of ``b`` and ``c`` discordant items: 2 P(X <= min(b, c)),
-    X ~ Binomial(b + c, 1/2), at most 1 (1 without discordant items)."""
-    n = b + c
-    if n == 0:
-        return 1.0
-    return float(min(1.0, 2.0 * scipy_stats.binom.cdf(min(b, c), n, 0.5)))
+    X ~ Binomial(b + c, 1/2), at most 1 (1 without discordant items: cdf(0; 0, 1/2) = 1).
+    Element-wise for arrays of counts (one per cluster); a float for two numbers."""
+    b, c = np.asarray(b), np.asarray(c)
+    p = np.minimum(1.0, 2.0 * scipy_stats.binom.cdf(np.minimum(b, c), b + c, 0.5))
+    return float(p) if p.ndim == 0 else p
 
 
 def holm(p_values) -> np.ndarray:
@@ -390,8 +390,7 @@ def mcnemar_per_cluster(cluster_ids, correct_a, correct_b, alpha: float = 0.05) 
     names, cluster = np.unique(cluster_ids, return_inverse=True)
     b = np.bincount(cluster, weights=a & ~bb, minlength=len(names)).astype(np.int64)
     c = np.bincount(cluster, weights=~a & bb, minlength=len(names)).astype(np.int64)
-    # mcnemar_exact, vectorised over clusters (no discordant items: cdf(0; 0, 1/2) = 1, so p = 1)
-    p = np.minimum(1.0, 2.0 * scipy_stats.binom.cdf(np.minimum(b, c), b + c, 0.5)) if len(names) else np.ones(0)
+    p = mcnemar_exact(b, c)
     adjusted = holm(p)
     verdict = np.where(adjusted < alpha, np.where(b > c, "A better", "B better"), "no difference")
     return {"cluster": names, "b": b, "c": c, "p": p, "p_holm": adjusted, "verdict": verdict}
