@@ -3,9 +3,17 @@ from: same models, same statements, same machine, in one run.
 
     python benchmarks/statement_scoring.py                     # CPU: GPT-2-small and BERT-base size
     python benchmarks/statement_scoring.py --kinds causal --instances 4 --answers 30
+    python benchmarks/statement_scoring.py --bear resources/bear/repository --relations 8 --instances 2 \
+        --tokenizer-vocab 700 --dtype bfloat16      # BEAR's own statements; knowprobe in bfloat16
     python benchmarks/statement_scoring.py --device cuda --layers 32 --hidden 4096 ...
 
-The workload is a BEAR-format directory written by the script: ``--relations`` relations with
+With ``--bear`` (BEAR's directory, as the workflow unpacks it), the workload is ``--relations``
+of BEAR's relations drawn at random, ``--instances`` of each one's instances, its three
+templates and its whole answer space, and the tokenizer is trained on those statements
+(``--tokenizer-vocab`` sets how finely it splits words; the tokens a word it gives is printed:
+GPT-2's own tokenizer, which cannot be downloaded here, splits BEAR's names more finely than one
+trained on them with a large vocabulary). Otherwise the workload is a BEAR-format directory
+written by the script: ``--relations`` relations with
 three templates each in BEAR's style (the answer at the end of two, at the start of one),
 ``--instances`` subjects each and an answer space of ``--answers`` objects of one to three
 made-up words (``--seed``), so that answers run to several tokens as BEAR's do. Every instance
@@ -24,7 +32,10 @@ packed rows sharing their token prefixes; the LM head only where a score is read
 once untimed, then ``--repeats`` rounds in which each runs once in turn; each side's best run
 counts. Printed: statements per second of each, the ratio, the ratio of the CPU time each used
 (the fairer figure on a shared machine, where another process's load stretches wall time), and
-the largest difference between their scores.
+the largest difference between their scores, and how many (instance, template) decisions
+(the best answer, ties to the first) are equal. ``--dtype bfloat16`` runs knowprobe's side on a
+bfloat16 copy of the model (lm-pub-quiz's stays float32), to measure what that precision gains
+and what it changes.
 """
 
 from __future__ import annotations
@@ -84,19 +95,47 @@ def write_bear(directory: Path, relations: int, instances: int, answers: int, se
             for k, (subject, answer) in enumerate(facts):
                 row = {"sub_id": f"{code}-S{k}", "sub_label": subject, "obj_id": ids[space.index(answer)]}
                 lines.write(json.dumps({**row, "obj_label": answer}) + "\n")
-        out.append({"code": code, "answers": space, "facts": facts})
+        out.append({"code": code, "templates": TEMPLATES, "answers": space, "facts": facts})
     (directory / "metadata_relations.json").write_text(json.dumps(metadata))
     return out
 
 
+def sample_bear(source: Path, directory: Path, relations: int, instances: int, seed: int) -> list[dict]:
+    """``relations`` relations of a real BEAR-format directory (``--bear``) drawn at random, each
+    with ``instances`` of its instances drawn at random and its whole answer space, written to
+    ``directory`` as a BEAR-format set (the one lm-pub-quiz reads); as ``write_bear`` returns."""
+    rng = np.random.default_rng(seed)
+    metadata = json.loads((source / "metadata_relations.json").read_text())
+    codes = sorted(code for code in metadata if (source / f"{code}.jsonl").exists())
+    chosen = sorted(str(code) for code in rng.choice(codes, size=min(relations, len(codes)), replace=False))
+    out = []
+    for code in chosen:
+        rows = [json.loads(line) for line in (source / f"{code}.jsonl").read_text().splitlines() if line.strip()]
+        rows = [rows[int(i)] for i in sorted(rng.choice(len(rows), size=min(instances, len(rows)), replace=False))]
+        with open(directory / f"{code}.jsonl", "w") as lines:
+            lines.writelines(json.dumps(row) + "\n" for row in rows)
+        meta = metadata[code]
+        out.append(
+            {
+                "code": code,
+                "templates": meta["templates"],
+                "answers": meta["answer_space_labels"],
+                "facts": [(row["sub_label"], row["obj_label"]) for row in rows],
+            }
+        )
+    (directory / "metadata_relations.json").write_text(json.dumps({code: metadata[code] for code in chosen}))
+    return out
+
+
 def corpus(relations: list[dict]) -> list[str]:
-    return [fill_statement(t, s, a).text for r in relations for s, a in r["facts"] for t in TEMPLATES] + [
-        fill_statement(t, "X", a).text for r in relations for a in r["answers"] for t in TEMPLATES
+    return [fill_statement(t, s, a).text for r in relations for s, a in r["facts"] for t in r["templates"]] + [
+        fill_statement(t, "X", a).text for r in relations for a in r["answers"] for t in r["templates"]
     ]
 
 
-def build(kind: str, texts: list[str], layers: int, hidden: int, vocab: int | None):
-    """A random model of the given size and a fast tokenizer trained on ``texts``."""
+def build(kind: str, texts: list[str], layers: int, hidden: int, vocab: int | None, tokenizer_vocab: int = 600):
+    """A random model of the given size and a fast tokenizer of at most ``tokenizer_vocab`` tokens
+    trained on ``texts``."""
     from tokenizers import BertWordPieceTokenizer, ByteLevelBPETokenizer, Tokenizer
 
     torch.manual_seed(0)
@@ -104,7 +143,9 @@ def build(kind: str, texts: list[str], layers: int, hidden: int, vocab: int | No
         from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
         trainer = ByteLevelBPETokenizer()
-        trainer.train_from_iterator(texts, vocab_size=600, min_frequency=1, special_tokens=["<|endoftext|>"])
+        trainer.train_from_iterator(
+            texts, vocab_size=tokenizer_vocab, min_frequency=1, special_tokens=["<|endoftext|>"]
+        )
         tokenizer = PreTrainedTokenizerFast(
             tokenizer_object=Tokenizer.from_str(trainer.to_str()),
             bos_token="<|endoftext|>",
@@ -124,7 +165,10 @@ def build(kind: str, texts: list[str], layers: int, hidden: int, vocab: int | No
 
     trainer = BertWordPieceTokenizer(lowercase=False)
     trainer.train_from_iterator(
-        texts, vocab_size=600, min_frequency=1, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+        texts,
+        vocab_size=tokenizer_vocab,
+        min_frequency=1,
+        special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"],
     )
     tokenizer = BertTokenizerFast(vocab=trainer.get_vocab(), do_lower_case=False)
     config = BertConfig(
@@ -137,8 +181,10 @@ def build(kind: str, texts: list[str], layers: int, hidden: int, vocab: int | No
     return BertForMaskedLM(config).eval(), tokenizer
 
 
-def with_lm_pub_quiz(kind: str, model, tokenizer, directory: Path, batch: int, pll: str, device: str) -> np.ndarray:
-    """lm-pub-quiz's summed scores, in the order relation, instance, template, answer."""
+def with_lm_pub_quiz(
+    kind: str, model, tokenizer, directory: Path, codes: list[str], batch: int, pll: str, device: str
+) -> np.ndarray:
+    """lm-pub-quiz's summed scores, in the order relation (as ``codes``), instance, template, answer."""
     from lm_pub_quiz import Dataset, Evaluator
 
     options = {"pll_metric": pll} if kind == "masked" else {"ensure_bos_token_added": True}
@@ -152,7 +198,8 @@ def with_lm_pub_quiz(kind: str, model, tokenizer, directory: Path, batch: int, p
     results = evaluator.evaluate_dataset(
         Dataset.from_path(directory), template_index=[0, 1, 2], batch_size=batch, reduction="sum"
     )
-    return np.concatenate([np.array(r.instance_table["pll_scores"].tolist()).ravel() for r in results])
+    by_code = {r.relation_code: np.array(r.instance_table["pll_scores"].tolist()).ravel() for r in results}
+    return np.concatenate([by_code[code] for code in codes])  # its relation order is its own
 
 
 def statements(relations: list[dict]):
@@ -160,7 +207,7 @@ def statements(relations: list[dict]):
         fill_statement(template, subject, answer)
         for relation in relations
         for subject, _ in relation["facts"]
-        for template in TEMPLATES
+        for template in relation["templates"]
         for answer in relation["answers"]
     ]
 
@@ -178,7 +225,6 @@ def tokens_run(scorer, relations: list[dict], pll: str) -> dict:
 
     filled = statements(relations)
     texts = [s.text for s in filled]
-    answers = len(relations[0]["answers"])
     if isinstance(scorer, CausalLM):
         ids, _ = scorer.encode(texts, scorer.statement_start)
         lengths = np.array([len(i) for i in ids])
@@ -195,17 +241,37 @@ def tokens_run(scorer, relations: list[dict], pll: str) -> dict:
 
         distinct, _, _ = scorer.masked_copies(texts, every_token, pll == "within_word_l2r", str)
         ours = sum(len(copy) for copy in distinct)
-    padded = 0
-    for start in range(0, len(texts), answers):  # one instance and template: lm-pub-quiz's call
+    padded, start = 0, 0
+    groups = [len(r["answers"]) for r in relations for _ in r["facts"] for _ in r["templates"]]
+    for answers in groups:  # one instance and template: lm-pub-quiz's call
         group_lengths, group_copies = lengths[start : start + answers], copies[start : start + answers]
-        width = int(group_lengths.max())
-        padded += width * int(group_copies.sum())
+        padded += int(group_lengths.max()) * int(group_copies.sum())
+        start += answers
     return {"statements": len(texts), "knowprobe tokens": ours, "lm-pub-quiz tokens (padded)": padded}
+
+
+def equal_decisions(ours: np.ndarray, theirs: np.ndarray, relations: list[dict]) -> tuple[int, int]:
+    """Of the (instance, template) groups, how many pick the same answer (ties: the first, as
+    both tools), and how many groups there are."""
+    equal, start, groups = 0, 0, 0
+    for relation in relations:
+        size = len(relation["answers"])
+        for _ in range(len(relation["facts"]) * len(relation["templates"])):
+            window = slice(start, start + size)
+            equal += int(np.argmax(ours[window]) == np.argmax(theirs[window]))
+            start, groups = start + size, groups + 1
+    return equal, groups
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--kinds", nargs="+", default=["causal", "masked"], choices=["causal", "masked"])
+    parser.add_argument(
+        "--bear", type=Path, default=None, help="a real BEAR-format directory to sample instead of made-up words"
+    )
+    parser.add_argument(
+        "--tokenizer-vocab", type=int, default=600, help="the size of the tokenizer trained on the workload's text"
+    )
     parser.add_argument("--relations", type=int, default=2)
     parser.add_argument("--instances", type=int, default=2)
     parser.add_argument("--answers", type=int, default=25)
@@ -215,27 +281,55 @@ def main() -> None:
     parser.add_argument("--pll", default="within_word_l2r", choices=["within_word_l2r", "original"])
     parser.add_argument("--lpq-batch", type=int, default=32, help="lm-pub-quiz's batch_size (its README's 32)")
     parser.add_argument("--device", default="cpu")
+    parser.add_argument(
+        "--dtype",
+        default="float32",
+        choices=["float32", "bfloat16"],
+        help="knowprobe's precision (lm-pub-quiz runs the float32 model as its README does)",
+    )
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
-        relations = write_bear(directory, args.relations, args.instances, args.answers, args.seed)
+        if args.bear:
+            relations = sample_bear(args.bear, directory, args.relations, args.instances, args.seed)
+            spaces = sorted(len(r["answers"]) for r in relations)
+            shape = f"{args.bear} ({', '.join(r['code'] for r in relations)}; answer spaces {spaces})"
+        else:
+            relations = write_bear(directory, args.relations, args.instances, args.answers, args.seed)
+            shape = f"made-up words, answer spaces of {args.answers}"
         print(
-            f"{args.relations} relations x {args.instances} instances x 3 templates x {args.answers} answers; "
+            f"{len(relations)} relations x {args.instances} instances x 3 templates, {shape}; "
             f"{args.layers} layers, hidden {args.hidden}; {args.device}, {torch.get_num_threads()} threads"
         )
         for kind in args.kinds:
-            model, tokenizer = build(kind, corpus(relations), args.layers, args.hidden, args.vocab)
+            texts = corpus(relations)
+            model, tokenizer = build(kind, texts, args.layers, args.hidden, args.vocab, args.tokenizer_vocab)
+            words = sum(len(text.split()) for text in texts)
+            pieces = sum(len(ids) for ids in tokenizer(texts, add_special_tokens=False)["input_ids"])
             model = model.to(args.device)
-            settings = ScoringSettings(device=args.device)
-            scorer = CausalLM(model, tokenizer, settings) if kind == "causal" else MaskedLM(model, tokenizer, settings)
-            print(f"\n{kind} ({type(model).__name__}, vocabulary {model.config.vocab_size}): ", end="")
+            ours = model if args.dtype == "float32" else copy.deepcopy(model).to(getattr(torch, args.dtype))
+            settings = ScoringSettings(device=args.device, dtype=args.dtype)
+            scorer = CausalLM(ours, tokenizer, settings) if kind == "causal" else MaskedLM(ours, tokenizer, settings)
+            print(
+                f"\n{kind} ({type(model).__name__}, vocabulary {model.config.vocab_size}; "
+                f"tokenizer of {len(tokenizer)} tokens, {pieces / words:.2f} tokens a word): ",
+                end="",
+            )
             print(", ".join(f"{k} {v:,}" for k, v in tokens_run(scorer, relations, args.pll).items()))
             sides = {
                 "lm-pub-quiz": functools.partial(
-                    with_lm_pub_quiz, kind, model, tokenizer, directory, args.lpq_batch, args.pll, args.device
+                    with_lm_pub_quiz,
+                    kind,
+                    model,
+                    tokenizer,
+                    directory,
+                    [r["code"] for r in relations],
+                    args.lpq_batch,
+                    args.pll,
+                    args.device,
                 ),
                 "knowprobe": functools.partial(with_knowprobe, scorer, relations, args.pll),
             }
@@ -260,7 +354,11 @@ def main() -> None:
                     f"(CPU time {cpu[name]:.2f} s)"
                 )
             ratio, cpu_ratio = best["lm-pub-quiz"] / best["knowprobe"], cpu["lm-pub-quiz"] / cpu["knowprobe"]
-            print(f"  ratio {ratio:.2f}x (CPU time: {cpu_ratio:.2f}x); largest |difference| {difference:.2e}")
+            equal, groups = equal_decisions(scores["knowprobe"], scores["lm-pub-quiz"], relations)
+            print(
+                f"  ratio {ratio:.2f}x (CPU time: {cpu_ratio:.2f}x); knowprobe in {args.dtype}: largest |difference| "
+                f"{difference:.2e}, {equal:,} of {groups:,} decisions (instance x template) equal"
+            )
 
 
 if __name__ == "__main__":
