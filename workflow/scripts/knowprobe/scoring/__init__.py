@@ -14,6 +14,9 @@ score                       MaskedLM                                    CausalLM
                             tokens (specials left out)
 ==========================  ==========================================  ==========================================
 
+Multi-token answers (``decoding``): ``masked_decode`` (X-FACTR's open decoding at masks),
+``mlama_scores`` (a closed candidate set at k masks) and ``causal_generate`` (greedy generation).
+
 ``load(model_dir, kind, settings)`` gives the scorer of a model's declared kind, on the device and
 in the precision the settings choose (``knowprobe.models`` loads model files, ``knowprobe.devices``
 picks a free GPU); ``runtime`` holds the batching every scorer shares. The API follows
@@ -30,10 +33,20 @@ from ..devices import resolve_device, resolve_dtype, saved_dtype, use_precision
 from ..io import KnowprobeError
 from ..models import load_model, load_tokenizer, token_ids_problem
 from .causal import CausalLM
+from .decoding import causal_generate, masked_decode, mlama_scores
 from .masked import MaskedLM
 from .runtime import CandidateScores, ScoringSettings
 
-__all__ = ["CandidateScores", "CausalLM", "MaskedLM", "ScoringSettings", "load"]
+__all__ = [
+    "CandidateScores",
+    "CausalLM",
+    "MaskedLM",
+    "ScoringSettings",
+    "causal_generate",
+    "load",
+    "masked_decode",
+    "mlama_scores",
+]
 
 
 def load(

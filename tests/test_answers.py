@@ -1,0 +1,53 @@
+"""The alias matcher (knowprobe.answers) on hand-made cases: articles, punctuation, case, a gold
+with a final period, and a wrong alias that is a substring (where the exact and substring rules
+part)."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowprobe.answers import matches_exact, matches_substring, normalize_answer
+
+
+@pytest.mark.parametrize(
+    ("text", "normal"),
+    [
+        ("The Beatles", "beatles"),
+        ("  the  United   States. ", "united states"),
+        ("An apple a day", "apple day"),
+        ("Washington, D.C.", "washington dc"),
+        ('"Paris"!', "paris"),
+        ("Theatre", "theatre"),  # an article only as a whole word
+        ("", ""),
+    ],
+)
+def test_normalize_answer(text, normal):
+    assert normalize_answer(text) == normal
+
+
+def test_normalize_answer_is_squads():
+    """The same as SQuAD's own function in transformers, where that module is still shipped."""
+    squad = pytest.importorskip("transformers.data.metrics.squad_metrics")
+    for text in ["The Beatles", "  the  United   States. ", "An apple a day", "Washington, D.C.", "l'Aquila (city)"]:
+        assert normalize_answer(text) == squad.normalize_answer(text)
+
+
+@pytest.mark.parametrize(
+    ("prediction", "gold", "aliases", "exact", "substring"),
+    [
+        ("Paris", "Paris", [], True, True),
+        ("paris", "Paris", [], True, True),  # case
+        ("the Beatles", "Beatles", [], True, True),  # an article
+        ("Florence.", "Florence", [], True, True),  # punctuation
+        ("NYC", "New York City", ["NYC", "Big Apple"], True, True),  # an alias
+        ("Paris, France", "Paris", [], False, True),  # more than the gold: substring only
+        ("Russia", "United States", ["US"], False, True),  # a wrong alias inside a word: substring only
+        ("Rome", "Paris", ["Lutetia"], False, False),
+        ("Apple Inc", "Apple Inc.", [], True, True),  # a gold with a final period (X-FACTR)
+        ("", "Paris", [], False, False),
+        ("anything", "Paris", ["The"], False, False),  # an alias that normalises to nothing matches nothing
+    ],
+)
+def test_matchers(prediction, gold, aliases, exact, substring):
+    assert matches_exact(prediction, gold, aliases) is exact
+    assert matches_substring(prediction, gold, aliases) is substring
