@@ -14,6 +14,7 @@ tokenizers which merge across the boundary (SentencePiece's leading "▁") are n
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import NamedTuple
 
 import numpy as np
@@ -58,6 +59,12 @@ PACKABLE_MODELS = PLAIN_HEAD_MODELS
 # Tokens in a packed row: attention then costs each token 2 x 128 x hidden multiply-adds (about
 # 3% of a layer's at hidden 768), and a row ends at most one text short of full.
 PACK_WIDTH = 128
+# On the CPU, packed rows run in batches of at most this many tokens (16 rows): GPT-2's tanh GELU
+# is five element-wise kernels, each a pass over a [tokens, 4 x hidden] tensor, which at the CPU's
+# 16,384-token batches no longer fits in cache. BEAR's statements at GPT-2-small size took 15.1-15.6
+# CPU-seconds at 512, 1,024 and 2,048 tokens, 15.7-16.9 at 4,096 and 18.4-19.3 at 16,384
+# (docs/benchmarks.md, "Statement scoring"). ``scoring.max_tokens`` below it still applies.
+PACKED_CPU_MAX_TOKENS = 2_048
 
 
 def causal_head(model):
@@ -284,7 +291,10 @@ class CausalLM(ModelRunner):
             int(tree.used.sum()),
             100 * (1 - tree.used.sum() / max(tree.tokens.size, 1)),
         )
-        run_batches(np.full(n_rows, width), score, self.settings, desc="continuation (packed rows)", unit="row")
+        settings = self.settings
+        if self.device.type == "cpu":
+            settings = replace(settings, max_tokens=min(int(settings.max_tokens), PACKED_CPU_MAX_TOKENS))
+        run_batches(np.full(n_rows, width), score, settings, desc="continuation (packed rows)", unit="row")
         return totals.cpu().numpy()
 
     def candidate_logprobs(
