@@ -93,6 +93,26 @@ def test_aliases_carried_and_the_table_meets_its_contract(wikidata, tmp_path):
     assert [list(a) for a in back["sub_aliases"]] == [a for a, _ in aliases.values()]
 
 
+def test_the_wikidata_stages_parquet_files_give_what_the_tables_in_memory_give(wikidata, tmp_path):
+    """The rule streams the stage's files (aliases a Parquet list column), the tests above build
+    from frames: both must give the same facts and drops."""
+    import pyarrow.dataset as ds
+
+    entities, claims, test = wikidata
+    stage = entities.assign(
+        label_lang="en", aliases_lang=[None if a is None else "en" for a in entities["aliases"]], enwiki=None
+    )
+    contracts.write(stage, tmp_path / "entities.parquet", contracts.ENTITIES)
+    contracts.write(claims, tmp_path / "claims.parquet", contracts.CLAIMS)
+    streamed, streamed_drops = multitoken.build_from(
+        ds.dataset(tmp_path / "claims.parquet"), ds.dataset(tmp_path / "entities.parquet"), test, per_relation=10
+    )
+    facts, dropped = multitoken.build(claims, entities, test, per_relation=10)
+    pd.testing.assert_frame_equal(streamed, facts)
+    pd.testing.assert_frame_equal(streamed_drops, dropped)
+    assert streamed.loc[streamed["fact_id"] == "P36-Q5-Q6", "sub_aliases"].item() == ["UK", "Britain"]
+
+
 def many_pairs(n=300):
     """n claims of P19 whose labels are two words, from n subjects to 7 objects."""
     entities = pd.DataFrame({"qid": [f"Q{i}" for i in range(2 * n)], "label": [f"w {i}" for i in range(2 * n)]})
