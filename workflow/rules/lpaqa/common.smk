@@ -526,6 +526,8 @@ def lpaqa_outputs():
         outputs.append(rules.lpaqa_wikipedia_redirects.output.counts)
     if PARAPHRASE_SETS:
         outputs.append(rules.lpaqa_paraphrase_stats.output[0])
+    if LPAQA["multitoken"]["enabled"]:  # off by default: the DAG is then as it was
+        outputs += [*rules.lpaqa_multitoken_facts.output]
     return outputs
 
 

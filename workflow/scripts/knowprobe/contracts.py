@@ -97,6 +97,30 @@ MODEL_FACTS = contract(
     column("obj_token_id", pa.int64(), "the object's single word-initial token id in this model"),
     unique=("fact_id",),
 )
+MULTITOKEN_FACTS = contract(
+    "multitoken_facts",
+    "Facts of LAMA's T-REx relations from the Wikidata dump whose labels may be several words and "
+    "tokens (issue 41): T-REx-train's filters less the one-word and single-token ones, no subject "
+    "of the relation's LAMA test facts, at most lpaqa.multitoken.per_relation a relation (a seeded "
+    "draw); beside it object_tokens.parquet, each object's token count per model, and dropped.csv, "
+    "the pairs left out per relation and reason.",
+    ("results/lpaqa/multitoken/facts.parquet",),
+    *_FACT_FIELDS,
+    column("sub_aliases", pa.list_(pa.string()), "the subject's English (or mul) aliases from the dump"),
+    column("obj_aliases", pa.list_(pa.string()), "the object's English (or mul) aliases (none for a year)"),
+    unique=("fact_id",),
+)
+OBJECT_TOKENS = contract(
+    "object_tokens",
+    "Per multi-token fact and probed model, the number of tokens of the object's label as it sits "
+    "after a space in a statement (' ' + label, no special tokens; WordPiece drops the space). A "
+    "long table: one row per fact and model, so the columns do not depend on the models configured.",
+    ("results/lpaqa/multitoken/object_tokens.parquet",),
+    column("relation", pa.string(), "relation id"),
+    column("fact_id", pa.string(), "the fact (multitoken_facts)"),
+    column("model", pa.string(), "the model's name in the config's models"),
+    column("obj_tokens", pa.int32(), "tokens of the object's label in the model's tokenizer"),
+)
 PROMPTS = contract(
     "prompts",
     "A prompt set: templates with exactly one [X] and one [Y] per relation.",
@@ -487,6 +511,8 @@ CONTRACTS = {
     for c in (
         FACTS,
         MODEL_FACTS,
+        MULTITOKEN_FACTS,
+        OBJECT_TOKENS,
         PROMPTS,
         CANDIDATES,
         PROBE,

@@ -30,6 +30,7 @@ DROP_REASONS = {
     "not_single_word": "subject or object label is more than one word",
     "not_candidate": "object label is not a single-token candidate of every configured model",
     "in_test_set": "the pair is in the LAMA T-REx test set",
+    "subject_in_test_set": "the subject is a subject of the relation in the LAMA T-REx test set",
     "duplicate": "the same pair is stated more than once",
     "not_sampled": "beyond the per-relation sample size",
 }
@@ -45,12 +46,14 @@ def build(
     entities: pd.DataFrame,
     test_facts: pd.DataFrame,
     relations: list[str],
-    candidate_words: list[set[str]],
+    candidate_words: list[set[str]] | None,
     per_relation: int = _DEFAULTS["per_relation"],
     seed: int = _DEFAULTS["seed"],
+    **options,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """T-REx-train facts (the ``facts`` contract) and per-relation drop counts (``relation, reason,
-    n``) from tables in memory (``build_from`` reads the Wikidata stage's files the same way)."""
+    n``) from tables in memory (``build_from`` reads the Wikidata stage's files the same way, and
+    takes the same ``options``)."""
     import pyarrow as pa
     import pyarrow.dataset as ds
 
@@ -59,12 +62,13 @@ def build(
 
     return build_from(
         dataset(claims, ["subject", "property", "object"]),
-        dataset(entities, ["qid", "label"]),
+        dataset(entities, [c for c in ("qid", "label", "aliases") if c in entities.columns]),
         test_facts,
         relations,
         candidate_words,
         per_relation,
         seed,
+        **options,
     )
 
 
@@ -73,9 +77,12 @@ def build_from(
     entities,
     test_facts: pd.DataFrame,
     relations: list[str],
-    candidate_words: list[set[str]],
+    candidate_words: list[set[str]] | None,
     per_relation: int = _DEFAULTS["per_relation"],
     seed: int = _DEFAULTS["seed"],
+    one_word: bool = True,
+    test_subjects: bool = False,
+    aliases: bool = False,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """T-REx-train from the claims and entities datasets (``pyarrow.dataset``: the Wikidata
     stage's Parquet files), streamed: what is held is a byte of flags per entity (labelled, one
@@ -86,7 +93,13 @@ def build_from(
     a date's object is its year, its own label), both labels one word (``not_single_word``), the
     object a single-token candidate of every configured model (``not_candidate``), not a LAMA
     T-REx test pair (``in_test_set``); then, in the order of the ids as strings, a seeded draw of
-    ``per_relation`` (``not_sampled``)."""
+    ``per_relation`` (``not_sampled``).
+
+    The same machinery builds other fact sets (``knowprobe.lpaqa.multitoken``): ``candidate_words``
+    None skips the single-token filter, ``one_word`` False the one-word filter; ``test_subjects``
+    drops every pair whose subject is a subject of the relation in the test set
+    (``subject_in_test_set``, in place of ``in_test_set``); ``aliases`` adds ``sub_aliases`` and
+    ``obj_aliases`` (the entities table's aliases; none for a year)."""
     import pyarrow.compute as pc
 
     allowed = set.intersection(*candidate_words) if candidate_words else set()
@@ -94,6 +107,11 @@ def build_from(
     flags = codes.entity_flags(entities)
     pairs = codes.claim_pairs(claims, relations)
     test_pairs = codes.test_pairs(test_facts)
+    filters = [("no_label", LABELLED, LABELLED)]
+    if one_word:
+        filters.append(("not_single_word", ONE_WORD, ONE_WORD))
+    if candidate_words is not None:
+        filters.append(("not_candidate", None, CANDIDATE))
     chosen, drops = {}, []
     for relation in relations:
         counts = {}
@@ -102,21 +120,21 @@ def build_from(
         subjects, objects = unique_pairs(parts)
         del parts
         counts["duplicate"] = before - len(subjects)
-        for reason, subject_bit, object_bit in (
-            ("no_label", LABELLED, LABELLED),
-            ("not_single_word", ONE_WORD, ONE_WORD),
-            ("not_candidate", None, CANDIDATE),
-        ):
+        for reason, subject_bit, object_bit in filters:
             keep = codes.has(flags, objects, object_bit)
             if subject_bit is not None:
                 keep &= codes.has(flags, subjects, subject_bit)
             counts[reason] = int((~keep).sum())
             subjects, objects = subjects[keep], objects[keep]
         tested = test_pairs.get(relation, set())
-        keep = np.fromiter(
-            ((s, o) not in tested for s, o in zip(subjects.tolist(), objects.tolist())), bool, len(subjects)
-        )
-        counts["in_test_set"] = int((~keep).sum())
+        if test_subjects:
+            keep = ~np.isin(subjects, np.fromiter((s for s, _ in tested), np.int64, len(tested)))
+            counts["subject_in_test_set"] = int((~keep).sum())
+        else:
+            keep = np.fromiter(
+                ((s, o) not in tested for s, o in zip(subjects.tolist(), objects.tolist())), bool, len(subjects)
+            )
+            counts["in_test_set"] = int((~keep).sum())
         subjects, objects = subjects[keep], objects[keep]
         # in the order of the ids as strings: the sample must not depend on the order in which
         # dump chunks were gathered, and this is the order LPAQA's build (and ours before) drew from
@@ -139,9 +157,10 @@ def build_from(
             len(subjects),
             ", ".join(f"{r} {n}" for r, n in counts.items() if n) or "nothing dropped",
         )
-    labels = codes.labels(
-        entities, np.concatenate([np.concatenate(p) for p in chosen.values()] or [np.empty(0, np.int64)])
-    )
+    everyone = np.concatenate([np.concatenate(p) for p in chosen.values()] or [np.empty(0, np.int64)])
+    labels = codes.labels(entities, everyone)
+    other_names = codes.aliases(entities, everyone) if aliases else {}
+    columns = FACTS.columns + (["sub_aliases", "obj_aliases"] if aliases else [])
     frames = []
     for relation, (subjects, objects) in chosen.items():
         sub_uri, obj_uri = codes.strings(subjects).to_pylist(), codes.strings(objects).to_pylist()
@@ -157,11 +176,19 @@ def build_from(
                     "origin": "wikidata",
                     "judgments_yes": 0,
                     "judgments_no": 0,
+                    **(
+                        {
+                            "sub_aliases": [other_names.get(c, []) for c in subjects.tolist()],
+                            "obj_aliases": [other_names.get(c, []) for c in objects.tolist()],
+                        }
+                        if aliases
+                        else {}
+                    ),
                 },
-                columns=FACTS.columns,
+                columns=columns,
             )
         )
-    facts = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=FACTS.columns)
+    facts = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
     return facts, pd.DataFrame(drops, columns=["relation", "reason", "description", "n"])
 
 
@@ -351,6 +378,20 @@ class IdCodes:
         for batch in entities.to_batches(columns=["qid", "label"], filter=pc.field("qid").isin(names)):
             for code, label in zip(self.encode(batch.column("qid")).tolist(), batch.column("label").to_pylist()):
                 out.setdefault(code, label)
+        return out
+
+    def aliases(self, entities, codes: np.ndarray) -> dict[int, list[str]]:
+        """The aliases of the entities of ``codes`` (the first row of each qid, as for labels; an
+        entity without aliases, a year, or a table without the column: none)."""
+        import pyarrow.compute as pc
+
+        wanted = np.unique(codes[(codes >= 0) | (codes <= self.OTHER)])
+        if not len(wanted) or "aliases" not in entities.schema.names:
+            return {}
+        out: dict[int, list[str]] = {}
+        for batch in entities.to_batches(columns=["qid", "aliases"], filter=pc.field("qid").isin(self.strings(wanted))):
+            for code, names in zip(self.encode(batch.column("qid")).tolist(), batch.column("aliases").to_pylist()):
+                out.setdefault(code, list(names or []))
         return out
 
 

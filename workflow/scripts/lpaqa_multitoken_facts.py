@@ -1,0 +1,39 @@
+"""Rule lpaqa_multitoken_facts: facts of LAMA's T-REx relations whose answers may be several words
+and tokens, built from the Wikidata claims, and their objects' token counts per probed model."""
+
+import pyarrow.dataset as ds
+
+from knowprobe import contracts
+from knowprobe.io import rule_logging, write_csv
+from knowprobe.lpaqa import multitoken
+from knowprobe.models import load_tokenizer
+
+with rule_logging(snakemake.log[0]) as log:
+    test = contracts.read(snakemake.input.test, contracts.FACTS)
+    contracts.check(snakemake.input.claims, contracts.CLAIMS)
+    contracts.check(snakemake.input.entities, contracts.ENTITIES)
+    # streamed as T-REx-train is: a full dump's claims and entities are never all in memory
+    facts, dropped = multitoken.build_from(
+        ds.dataset(snakemake.input.claims),
+        ds.dataset(snakemake.input.entities),
+        test,
+        snakemake.params.per_relation,
+        snakemake.params.seed,
+    )
+    log.info(
+        "multi-token facts: %d in %d relations; left out: %s",
+        len(facts),
+        facts["relation"].nunique(),
+        ", ".join(f"{r} {n}" for r, n in dropped.groupby("reason")["n"].sum().items()) or "none",
+    )
+    multitoken.warn_empty(facts, dropped, multitoken.relations_of(test))
+    tokenizers = {
+        name: load_tokenizer(path, kind)
+        for name, path, kind in zip(snakemake.params.models, snakemake.input.models, snakemake.params.kinds)
+    }
+    tokens = multitoken.object_tokens(facts, tokenizers)
+    for model, counts in tokens.groupby("model", sort=False)["obj_tokens"]:
+        log.info("%s: objects of one token %d, of several %d", model, (counts == 1).sum(), (counts > 1).sum())
+    write_csv(dropped, snakemake.output.dropped)
+    contracts.write(facts, snakemake.output.facts, contracts.MULTITOKEN_FACTS)
+    contracts.write(tokens, snakemake.output.tokens, contracts.OBJECT_TOKENS)
