@@ -5,11 +5,12 @@ import re
 
 import pandas as pd
 import pytest
+import yaml
 
 from knowprobe import contracts
 from knowprobe.lpaqa import multitoken, trex_train
 
-from conftest import DEMO, copy_project, snakemake
+from conftest import DEMO, ROOT, copy_project, snakemake
 
 
 @pytest.fixture
@@ -186,12 +187,16 @@ def planned(project, *configfiles):
 
 
 def test_rule_is_planned_only_when_enabled(tmp_path):
+    """The demo builds the multi-token facts (so its report and the contract test see them);
+    switched off, the rule and nothing else leaves the plan (config.yaml's default is off)."""
     project = copy_project(tmp_path)
-    default = planned(project)
+    enabled = planned(project)
+    # snakemake's --config passes nested values as strings ('false'), so the switch goes in a file
+    (project / "multitoken.yaml").write_text("lpaqa:\n  multitoken:\n    enabled: false\n")
+    default = planned(project, "multitoken.yaml")
     assert "lpaqa_multitoken_facts" not in default
-    # snakemake's --config passes nested values as strings ('true'), so the switch goes in a file
-    (project / "multitoken.yaml").write_text("lpaqa:\n  multitoken:\n    enabled: true\n")
-    enabled = planned(project, "multitoken.yaml")
     assert enabled.pop("lpaqa_multitoken_facts") == "1"
     assert int(enabled.pop("total")) == int(default.pop("total")) + 1
     assert enabled == default  # nothing else planned or left out
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    assert config["lpaqa"]["multitoken"]["enabled"] is False
