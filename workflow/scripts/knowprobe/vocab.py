@@ -50,16 +50,20 @@ def read_words(path: str | Path) -> list[str]:
     return words
 
 
-def _word_tokens(tokenizer, words: list[str]) -> list[int | str]:
-    """For each word, its single word-initial token id, or why it has none: ``not_one_token``
-    (several pieces, or unknown) or ``not_itself`` (one token that decodes to something else).
-
-    The leading space selects the word-initial form in byte-level BPE and SentencePiece
-    vocabularies; WordPiece tokenizers strip it.
-    """
+def word_initial_ids(tokenizer, words: list[str]) -> list[list[int]]:
+    """Each word's token ids as it sits after a space in a sentence: ``" " + word`` without special
+    tokens. The leading space selects the word-initial form in byte-level BPE and SentencePiece
+    vocabularies; WordPiece tokenizers strip it."""
     if not words:
         return []
-    encoded = tokenizer([" " + word for word in words], add_special_tokens=False)["input_ids"]
+    return tokenizer([" " + word for word in words], add_special_tokens=False)["input_ids"]
+
+
+def _word_tokens(tokenizer, words: list[str]) -> list[int | str]:
+    """For each word, its single word-initial token id, or why it has none: ``not_one_token``
+    (several pieces, or unknown) or ``not_itself`` (one token that decodes to something else),
+    from ``word_initial_ids``."""
+    encoded = word_initial_ids(tokenizer, words)
     special = set(tokenizer.all_special_ids)
     result: list[int | str] = []
     for word, ids in zip(words, encoded):

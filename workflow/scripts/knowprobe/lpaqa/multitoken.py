@@ -11,17 +11,17 @@ number of tokens of each object's label (``object_tokens``).
 
 from __future__ import annotations
 
-import logging
-
 import pandas as pd
 
 from ..config import schema_defaults
 from ..contracts import MULTITOKEN_FACTS, OBJECT_TOKENS
+from ..vocab import word_initial_ids
 from . import trex_train
 
-log = logging.getLogger(__name__)
-
 _DEFAULTS = schema_defaults("lpaqa", "multitoken")
+# T-REx-train's build with its one-word filter off, LAMA's test subjects (not only its test pairs)
+# left out, and the aliases kept; ``build_from`` and ``build`` pass the same
+FILTERS = {"one_word": False, "test_subjects": True, "aliases": True}
 
 
 def relations_of(test_facts: pd.DataFrame) -> list[str]:
@@ -55,12 +55,10 @@ def build_from(
         entities,
         test_facts,
         relations_of(test_facts),
-        None,
+        None,  # no candidate vocabulary: the single-token filter is off
         per_relation,
         seed,
-        one_word=False,
-        test_subjects=True,
-        aliases=True,
+        **FILTERS,
     )
     return facts[MULTITOKEN_FACTS.columns], dropped
 
@@ -78,12 +76,10 @@ def build(
         entities,
         test_facts,
         relations_of(test_facts),
-        None,
+        None,  # no candidate vocabulary: the single-token filter is off
         per_relation,
         seed,
-        one_word=False,
-        test_subjects=True,
-        aliases=True,
+        **FILTERS,
     )
     return facts[MULTITOKEN_FACTS.columns], dropped
 
@@ -96,10 +92,7 @@ def token_counts(tokenizer, labels: list[str]) -> list[int]:
     object at the very start of a template would have no space before it; LAMA's templates put
     [Y] after text."""
     unique = sorted(set(labels))
-    if not unique:
-        return []
-    encoded = tokenizer([" " + label for label in unique], add_special_tokens=False)["input_ids"]
-    counts = dict(zip(unique, map(len, encoded)))
+    counts = dict(zip(unique, map(len, word_initial_ids(tokenizer, unique))))
     return [counts[label] for label in labels]
 
 
@@ -121,17 +114,3 @@ def object_tokens(facts: pd.DataFrame, tokenizers: dict) -> pd.DataFrame:
         for model, tokenizer in tokenizers.items()
     ]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=OBJECT_TOKENS.columns)
-
-
-def warn_empty(facts: pd.DataFrame, dropped: pd.DataFrame, relations: list[str]) -> None:
-    """A WARNING for each relation without facts, with its drop counts (an empty relation is a
-    finding to report, not an error: the single-token sets still stand)."""
-    have = set(facts["relation"])
-    for relation in relations:
-        if relation not in have:
-            reasons = dropped[dropped["relation"] == relation]
-            log.warning(
-                "%s: no multi-token fact (dropped: %s)",
-                relation,
-                ", ".join(f"{r} {n}" for r, n in zip(reasons["reason"], reasons["n"])) or "no claim of the relation",
-            )

@@ -454,18 +454,25 @@ def without_test_pairs(facts: pd.DataFrame, test_facts: pd.DataFrame) -> tuple[p
     return facts.loc[~in_test].reset_index(drop=True), dropped
 
 
-def check_not_empty(facts: pd.DataFrame, dropped: pd.DataFrame, relations: list[str]) -> None:
-    """A WARNING for each relation without facts, with its drop counts by reason; an error when
-    no relation has any (the stages after it would run on nothing)."""
+def warn_empty_relations(facts: pd.DataFrame, dropped: pd.DataFrame, relations: list[str], what: str) -> None:
+    """A WARNING for each relation without facts ("P36: no {what} fact"), with its drop counts by
+    reason (an empty relation is a finding to report: the other relations still stand)."""
     have = set(facts["relation"])
     for relation in relations:
         if relation not in have:
             reasons = dropped[dropped["relation"] == relation]
             log.warning(
-                "%s: no T-REx-train fact (dropped: %s)",
+                "%s: no %s fact (dropped: %s)",
                 relation,
+                what,
                 ", ".join(f"{r} {n}" for r, n in zip(reasons["reason"], reasons["n"])) or "no claim of the relation",
             )
+
+
+def check_not_empty(facts: pd.DataFrame, dropped: pd.DataFrame, relations: list[str]) -> None:
+    """A WARNING for each relation without facts, with its drop counts by reason; an error when
+    no relation has any (the stages after it would run on nothing)."""
+    warn_empty_relations(facts, dropped, relations, "T-REx-train")
     if facts.empty:
         totals = dropped.groupby("reason")["n"].sum()
         raise KnowprobeError(
