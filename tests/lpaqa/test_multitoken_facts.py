@@ -1,6 +1,7 @@
 """Issue 41 item 1: facts whose answers may be several words and tokens, from the Wikidata stage's
 tables, and their objects' token counts per model."""
 
+import json
 import re
 
 import pandas as pd
@@ -187,16 +188,103 @@ def planned(project, *configfiles):
 
 
 def test_rule_is_planned_only_when_enabled(tmp_path):
-    """The demo builds the multi-token facts (so its report and the contract test see them);
-    switched off, the rule and nothing else leaves the plan (config.yaml's default is off)."""
+    """The demo builds and asks the multi-token facts (so its report and the contract test see
+    them); switched off, their rules and nothing else leave the plan: the facts, a probe per model
+    (three), the tables, the figure and the two tables' report pages (config.yaml's default is off)."""
     project = copy_project(tmp_path)
     enabled = planned(project)
     # snakemake's --config passes nested values as strings ('false'), so the switch goes in a file
     (project / "multitoken.yaml").write_text("lpaqa:\n  multitoken:\n    enabled: false\n")
     default = planned(project, "multitoken.yaml")
-    assert "lpaqa_multitoken_facts" not in default
-    assert enabled.pop("lpaqa_multitoken_facts") == "1"
-    assert int(enabled.pop("total")) == int(default.pop("total")) + 1
+    multitoken = {
+        "lpaqa_multitoken_facts": 1,
+        "lpaqa_multitoken_probe": 3,
+        "lpaqa_multitoken_tables": 1,
+        "lpaqa_multitoken_figure": 1,
+    }
+    assert not set(multitoken) & set(default)
+    assert {rule: int(enabled.pop(rule)) for rule in multitoken} == multitoken
+    assert int(enabled.pop("table_html")) == int(default.pop("table_html")) + 2
+    assert int(enabled.pop("total")) == int(default.pop("total")) + sum(multitoken.values()) + 2
     assert enabled == default  # nothing else planned or left out
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
     assert config["lpaqa"]["multitoken"]["enabled"] is False
+
+
+def write_xfactr(root):
+    """A folder in X-FACTR's layout: two relations' facts (one LAMA lacks) with bad lines, and aliases."""
+    facts = root / "data" / "mTRExf" / "sub"
+    facts.mkdir(parents=True)
+
+    def fact(n, sub, sub_label, obj, obj_label):
+        return json.dumps(
+            {
+                "uuid": f"u{n}",
+                "predicate_id": "P36",
+                "sub_uri": sub,
+                "sub_label": sub_label,
+                "obj_uri": obj,
+                "obj_label": obj_label,
+            }
+        )
+
+    (facts / "P36.jsonl").write_bytes(
+        "\n".join(
+            [
+                fact(1, "Q142", "France", "Q90", "Paris"),
+                fact(2, "Q414", "Argentina", "Q1486", "Buenos Aires"),
+                fact(3, "Q142", "France", "Q90", "Paris"),  # the same pair again
+                "{not json",
+                json.dumps({"uuid": "u5", "sub_uri": "Q1", "sub_label": "X"}),  # no object
+                "",
+            ]
+        ).encode()
+        + b"\xff\xfe\n"  # not UTF-8
+    )
+    (facts / "P1001.jsonl").write_text(fact(6, "Q1", "A", "Q2", "B") + "\n")
+    aliases = root / "data" / "alias" / "mTRExf"
+    aliases.mkdir(parents=True)
+    (aliases / "en.txt").write_text("Q90\tCity of Light\tParis, France\nQ142\tFR\tFrench Republic\nnot a line\n")
+
+
+def test_xfactr_facts_read_as_released_every_bad_line_counted(tmp_path):
+    write_xfactr(tmp_path)
+    test = pd.DataFrame({"relation": ["P36"], "sub_uri": ["Q0"], "obj_uri": ["Q0"]})
+    facts, dropped = multitoken.read_xfactr(tmp_path, test)
+    contracts.to_table(facts, contracts.MULTITOKEN_FACTS)
+    assert facts[["fact_id", "sub_label", "obj_label", "origin"]].values.tolist() == [
+        ["u1", "France", "Paris", "xfactr"],
+        ["u2", "Argentina", "Buenos Aires", "xfactr"],
+    ]
+    assert facts["obj_aliases"].iloc[0] == ["City of Light", "Paris, France"]
+    assert facts["sub_aliases"].iloc[0] == ["FR", "French Republic"] and facts["obj_aliases"].iloc[1] == []
+    counts = {(r, reason): n for r, reason, n in dropped[["relation", "reason", "n"]].itertuples(index=False)}
+    assert counts == {
+        ("P36", "duplicate"): 1,
+        ("P36", "invalid_json"): 1,
+        ("P36", "missing_field"): 1,
+        ("P36", "invalid_utf8"): 1,
+        ("P1001", "not_a_lama_relation"): 1,
+    }
+    assert set(dropped["description"]) == {multitoken.XFACTR_DROP_REASONS[r] for r in dropped["reason"]}
+    # the per-relation cap draws as T-REx-train does
+    capped, dropped = multitoken.read_xfactr(tmp_path, test, per_relation=1, seed=3)
+    assert len(capped) == 1 and dropped.set_index("reason").loc["not_sampled", "n"] == 1
+
+
+def test_xfactr_folder_without_facts_is_one_error(tmp_path):
+    with pytest.raises(Exception, match="no P\\*.jsonl files"):
+        multitoken.read_xfactr(tmp_path, pd.DataFrame({"relation": ["P36"]}))
+
+
+def test_xfactr_download_is_planned_and_checked_against_its_listing(tmp_path):
+    """source: xfactr plans the pinned archive's download and unpacking in place of the Wikidata
+    tables; the listing names the 46 relation files and the aliases at the pinned commit."""
+    project = copy_project(tmp_path)
+    (project / "xfactr.yaml").write_text("lpaqa:\n  multitoken:\n    source: xfactr\n")
+    jobs = planned(project, "xfactr.yaml")
+    assert jobs["lpaqa_download_xfactr"] == jobs["lpaqa_unpack_xfactr"] == "1"
+    listing = (ROOT / "resources/checksums/xfactr-c1938ec.sha256").read_text().split("\n")
+    names = [line.split("  ")[1] for line in listing if line and not line.startswith("#")]
+    assert len(names) == 47 and "data/alias/mTRExf/en.txt" in names
+    assert sum(name.startswith("data/mTRExf/sub/P") for name in names) == 46

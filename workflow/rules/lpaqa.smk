@@ -48,3 +48,4 @@ DEMO_CORPORA["lpaqa"] = rules.lpaqa_demo_corpus.output
 
 # a dry run says what each score of each run it probes costs (docs/lpaqa.md, Scores)
 PLANNED_COST_PRINTERS.append(print_lpaqa_score_costs)
+PLANNED_COST_PRINTERS.append(print_multitoken_costs)

@@ -1,5 +1,6 @@
 """Rule lpaqa_multitoken_facts: facts of LAMA's T-REx relations whose answers may be several words
-and tokens, built from the Wikidata claims, and their objects' token counts per probed model."""
+and tokens, built from the Wikidata claims (or X-FACTR's English facts), and their objects' token
+counts per probed model."""
 
 import pyarrow.dataset as ds
 
@@ -10,16 +11,21 @@ from knowprobe.models import load_tokenizer
 
 with rule_logging(snakemake.log[0]) as log:
     test = contracts.read(snakemake.input.test, contracts.FACTS)
-    contracts.check(snakemake.input.claims, contracts.CLAIMS)
-    contracts.check(snakemake.input.entities, contracts.ENTITIES)
-    # streamed as T-REx-train is: a full dump's claims and entities are never all in memory
-    facts, dropped = multitoken.build_from(
-        ds.dataset(snakemake.input.claims),
-        ds.dataset(snakemake.input.entities),
-        test,
-        snakemake.params.per_relation,
-        snakemake.params.seed,
-    )
+    if snakemake.params.source == "xfactr":
+        facts, dropped = multitoken.read_xfactr(
+            snakemake.input.xfactr, test, snakemake.params.per_relation, snakemake.params.seed
+        )
+    else:
+        contracts.check(snakemake.input.claims, contracts.CLAIMS)
+        contracts.check(snakemake.input.entities, contracts.ENTITIES)
+        # streamed as T-REx-train is: a full dump's claims and entities are never all in memory
+        facts, dropped = multitoken.build_from(
+            ds.dataset(snakemake.input.claims),
+            ds.dataset(snakemake.input.entities),
+            test,
+            snakemake.params.per_relation,
+            snakemake.params.seed,
+        )
     log.info(
         "multi-token facts: %d in %d relations; left out: %s",
         len(facts),

@@ -528,7 +528,38 @@ def lpaqa_outputs():
         outputs.append(rules.lpaqa_paraphrase_stats.output[0])
     if LPAQA["multitoken"]["enabled"]:  # off by default: the DAG is then as it was
         outputs += [*rules.lpaqa_multitoken_facts.output]
+        outputs += [*rules.lpaqa_multitoken_tables.output, *rules.lpaqa_multitoken_figure.output]
     return outputs
+
+
+# the multi-token facts' probe (lpaqa/multitoken.smk): the prompt sets it asks and how it asks
+MULTITOKEN = LPAQA["multitoken"]
+MULTITOKEN_SETS = MULTITOKEN["prompt_sets"] or LPAQA_PROMPT_SETS
+if MULTITOKEN["enabled"] and set(MULTITOKEN_SETS) - set(LPAQA_PROMPT_SETS):
+    raise WorkflowError(
+        "config lpaqa.multitoken.prompt_sets: "
+        + ", ".join(sorted(set(MULTITOKEN_SETS) - set(LPAQA_PROMPT_SETS)))
+        + " not in lpaqa.prompt_sets"
+    )
+
+
+def multitoken_sources(wildcards):
+    """The multi-token facts' sources: the Wikidata stage's tables, or X-FACTR's repository
+    (unpacked from the pinned archive, or the local directory the config names)."""
+    if MULTITOKEN["source"] == "wikidata":
+        return {"entities": rules.wikidata_gather.output.entities, "claims": rules.wikidata_gather.output.claims}
+    location = MULTITOKEN["xfactr"]["release"]
+    return {"xfactr": rules.lpaqa_unpack_xfactr.output[0] if is_url(location) else location}
+
+
+def multitoken_prompt_inputs(wildcards):
+    return {f"prompts/{name}": LPAQA_PROMPTS.format(prompt_set=name) for name in MULTITOKEN_SETS}
+
+
+def multitoken_ask_settings():
+    """``knowprobe.lpaqa.multitoken_probe.AskSettings``'s fields from the config, as params."""
+    keys = ("max_masks", "length_by", "max_new_tokens")
+    return settings({**{key: MULTITOKEN[key] for key in keys}, "pll": LPAQA["probe"]["statement"]["pll"]})
 
 
 # the rules that run a probe of an LPAQA run (the {model} wildcard: the run)
@@ -581,6 +612,68 @@ def print_lpaqa_score_costs(dag):
         lines.append(f"{run} ({score}): {cost.run_cost(parts, score, kind, tokenizer, spaces).line(score, kind)}")
     listed = "\n  ".join(lines)
     print(f"knowprobe: what each LPAQA score costs (docs/lpaqa.md, Scores):\n  {listed}", file=sys.stderr)
+
+
+def print_multitoken_costs(dag):
+    """For a dry run: what each way of asking the multi-token facts costs each model whose
+    multi-token probe ``dag`` plans (pairs, sequences run, tokens), once the facts and the prompt
+    sets exist (docs/lpaqa.md, Multi-token answers). The test half's Top-1 templates are not known
+    before the train half is asked: each set's best-ranked template stands in, as many as there
+    can be at most."""
+    probing = [job.wildcards.model for job in dag.needrun_jobs() if job.rule.name == "lpaqa_multitoken_probe"]
+    if not probing:
+        return
+    import pandas as pd
+
+    from knowprobe import contracts
+    from knowprobe.lpaqa import cost, multitoken_probe, trex_train
+    from knowprobe.models import load_tokenizer
+
+    facts_path = rules.lpaqa_multitoken_facts.output.facts
+    prompts = {name: LPAQA_PROMPTS.format(prompt_set=name) for name in MULTITOKEN_SETS}
+    missing = [path for path in [facts_path, *prompts.values()] if not Path(path).is_file()]
+    if missing:
+        print(
+            f"knowprobe: the multi-token methods' costs are counted once the facts and prompt sets exist "
+            f"({len(missing)} files not made yet, e.g. {missing[0]}: "
+            "snakemake --until lpaqa_multitoken_facts lpaqa_manual_prompts)",
+            file=sys.stderr,
+        )
+        return
+    facts = contracts.read(facts_path, contracts.MULTITOKEN_FACTS)
+    train, test = trex_train.split(facts, MULTITOKEN["train_share"], MULTITOKEN["seed"])
+    sets = [multitoken_probe.set_templates(contracts.read(path, contracts.PROMPTS)) for path in prompts.values()]
+    every = pd.concat(sets, ignore_index=True).drop_duplicates(["relation", "template"])
+    first = pd.concat([table.drop_duplicates("relation") for table in sets]).drop_duplicates(["relation", "template"])
+    lines = []
+    for model in probing:
+        kind = config["models"][model]["kind"]
+        directory = model_dir(model)
+        tokenizer = load_tokenizer(directory, kind) if Path(directory, "tokenizer_config.json").is_file() else None
+        for method in MULTITOKEN["methods"][kind]:
+            counted = [
+                cost.multitoken_cost(
+                    part,
+                    templates,
+                    facts,
+                    method,
+                    kind,
+                    tokenizer,
+                    MULTITOKEN["max_masks"],
+                    MULTITOKEN["max_new_tokens"],
+                )
+                for part, templates in ((train, every), (test, first))
+            ]
+            total = cost.MethodCost(
+                sum(c.pairs for c in counted),
+                sum(c.rows for c in counted),
+                None if tokenizer is None else sum(c.tokens for c in counted),
+            )
+            lines.append(f"{model}: {total.line(method)}")
+    listed = "\n  ".join(lines)
+    print(
+        f"knowprobe: what each way of asking the multi-token facts costs (docs/lpaqa.md):\n  {listed}", file=sys.stderr
+    )
 
 
 # the interval, consistency and calibration rules' inputs and settings (lpaqa/uncertainty.smk)

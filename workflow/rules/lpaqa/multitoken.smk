@@ -1,13 +1,42 @@
 # Facts whose answers may be several words and tokens (issue 41): LAMA's T-REx relations' facts
-# from the Wikidata claims without T-REx-train's one-word and single-token filters, and each
-# object's token count per probed model. Planned only with lpaqa.multitoken.enabled.
+# from the Wikidata claims without T-REx-train's one-word and single-token filters (or X-FACTR's
+# English facts, downloaded at a pinned commit), and each object's token count per probed model.
+# Planned only with lpaqa.multitoken.enabled.
+
+
+rule lpaqa_download_xfactr:
+    output:
+        "resources/lpaqa/xfactr.tar.gz",
+    log:
+        "logs/lpaqa/download/xfactr.log",
+    retries: 3
+    conda:
+        "../../../envs/lama.yaml"
+    params:
+        url=MULTITOKEN["xfactr"]["release"],
+    script:
+        "../../scripts/download.py"
+
+
+rule lpaqa_unpack_xfactr:
+    input:
+        archive=rules.lpaqa_download_xfactr.output[0],
+        checksums=MULTITOKEN["xfactr"]["checksums"] or [],
+        code=code("lpaqa_unpack_xfactr"),
+    output:
+        directory("resources/lpaqa/xfactr"),
+    log:
+        "logs/lpaqa/download/unpack_xfactr.log",
+    conda:
+        "../../../envs/lama.yaml"
+    script:
+        "../../scripts/lpaqa_unpack_xfactr.py"
 
 
 rule lpaqa_multitoken_facts:
     input:
+        unpack(multitoken_sources),
         test=expand(rules.lpaqa_import_facts.output[0], dataset="trex")[0],
-        entities=rules.wikidata_gather.output.entities,
-        claims=rules.wikidata_gather.output.claims,
         models=[model_dir(name) for name in LPAQA_PROBED],
         code=code("lpaqa_multitoken_facts"),
     output:
@@ -22,9 +51,108 @@ rule lpaqa_multitoken_facts:
     resources:
         **scaled("lpaqa_multitoken_facts", "claims", "entities"),
     params:
+        source=MULTITOKEN["source"],
         per_relation=LPAQA["multitoken"]["per_relation"],
         seed=LPAQA["multitoken"]["seed"],
         models=LPAQA_PROBED,
         kinds=[config["models"][name]["kind"] for name in LPAQA_PROBED],
     script:
         "../../scripts/lpaqa_multitoken_facts.py"
+
+
+# Each probed model asks them every way of its kind (closed candidate set, open decoding,
+# generation; docs/lpaqa.md, Multi-token answers): the train half with every template of the
+# prompt sets, the test half with each set's Top-1 (a GPU rule, as lpaqa_probe).
+rule lpaqa_multitoken_probe:
+    input:
+        unpack(multitoken_prompt_inputs),
+        facts=rules.lpaqa_multitoken_facts.output.facts,
+        tokens=rules.lpaqa_multitoken_facts.output.tokens,
+        model=lambda wildcards: model_dir(wildcards.model),
+        code=code("lpaqa_multitoken_probe"),
+    output:
+        predictions="results/lpaqa/multitoken/predictions/{model}.parquet",
+        selection="results/lpaqa/multitoken/selection/{model}.parquet",
+    log:
+        "logs/lpaqa/multitoken/probe/{model}.log",
+    wildcard_constraints:
+        model="|".join(map(re.escape, LPAQA_PROBED)),
+    conda:
+        "../../../envs/probe.yaml"
+    threads: config["scoring"]["threads"]
+    resources:
+        gpu=1,
+    params:
+        scoring=scoring_settings(),
+        kind=lambda wildcards: config["models"][wildcards.model]["kind"],
+        methods=lambda wildcards: MULTITOKEN["methods"][config["models"][wildcards.model]["kind"]],
+        prompt_sets=MULTITOKEN_SETS,
+        ask=multitoken_ask_settings(),
+        train_share=MULTITOKEN["train_share"],
+        seed=MULTITOKEN["seed"],
+    script:
+        "../../scripts/lpaqa_multitoken_probe.py"
+
+
+rule lpaqa_multitoken_tables:
+    input:
+        predictions=expand(rules.lpaqa_multitoken_probe.output.predictions, model=LPAQA_PROBED),
+        selection=expand(rules.lpaqa_multitoken_probe.output.selection, model=LPAQA_PROBED),
+        facts=rules.lpaqa_multitoken_facts.output.facts,
+        tokens=rules.lpaqa_multitoken_facts.output.tokens,
+        code=code("lpaqa_multitoken_tables"),
+    output:
+        markdown="results/lpaqa/tables/multitoken.md",
+        csv=report_table(
+            "results/lpaqa/tables/multitoken.csv",
+            caption="lpaqa/multitoken.rst",
+            category="LPAQA",
+            subcategory="Multi-token answers",
+            label="accuracy per model, method and prompt set by the gold object's token count",
+            layout="results/lpaqa/tables/multitoken.md",
+        ),
+        latex="results/lpaqa/tables/multitoken.tex",
+        sizes=report_table(
+            "results/lpaqa/tables/multitoken_facts.csv",
+            caption="lpaqa/multitoken_facts.rst",
+            category="LPAQA",
+            subcategory="Multi-token answers",
+            label="the multi-token facts per model and relation by the object's token count",
+        ),
+    log:
+        "logs/lpaqa/multitoken/tables.log",
+    conda:
+        "../../../envs/lama.yaml"
+    params:
+        models=LPAQA_PROBED,
+        kinds=[config["models"][name]["kind"] for name in LPAQA_PROBED],
+        train_share=MULTITOKEN["train_share"],
+        seed=MULTITOKEN["seed"],
+    script:
+        "../../scripts/lpaqa_multitoken_tables.py"
+
+
+rule lpaqa_multitoken_figure:
+    input:
+        accuracy=rules.lpaqa_multitoken_tables.output.csv,
+        code=code("lpaqa_multitoken_figure"),
+    output:
+        **figure(
+            "results/lpaqa/figures/multitoken",
+            "../../report/lpaqa/multitoken_figure.rst",
+            "LPAQA",
+            "Multi-token answers",
+        ),
+    log:
+        "logs/lpaqa/multitoken/figure.log",
+    conda:
+        "../../../envs/lama.yaml"
+    params:
+        prompt_set=MULTITOKEN_SETS[0] if MULTITOKEN_SETS else None,
+    script:
+        "../../scripts/lpaqa_multitoken_figure.py"
+
+
+localrules:
+    lpaqa_multitoken_tables,
+    lpaqa_multitoken_figure,

@@ -77,7 +77,7 @@ _FACT_FIELDS = (
     column("sub_label", pa.string(), "subject's label, put in [X]"),
     column("obj_uri", pa.string(), "object's Wikidata id (or Freebase id)"),
     column("obj_label", pa.string(), "object's label, the answer"),
-    column("origin", pa.string(), "lama-trex, lama-google-re, wikidata or lpaqa"),
+    column("origin", pa.string(), "lama-trex, lama-google-re, wikidata, lpaqa or xfactr"),
     column("judgments_yes", pa.int64(), "Google-RE raters who judged the fact supported (0 elsewhere)"),
     column("judgments_no", pa.int64(), "Google-RE raters who did not"),
 )
@@ -120,6 +120,44 @@ OBJECT_TOKENS = contract(
     column("fact_id", pa.string(), "the fact (multitoken_facts)"),
     column("model", pa.string(), "the model's name in the config's models"),
     column("obj_tokens", pa.int32(), "tokens of the object's label in the model's tokenizer"),
+)
+MULTITOKEN_PREDICTIONS = contract(
+    "multitoken_predictions",
+    "A model's answers to the multi-token facts (issue 41), one row per (fact, template, method): "
+    "the facts' train half asked with every template of the configured prompt sets, the test half "
+    "with each set's Top-1 template (multitoken_selection); each answer judged against the gold "
+    "label and its aliases.",
+    ("results/lpaqa/multitoken/predictions/*.parquet",),
+    column("relation", pa.string(), "relation id"),
+    column("fact_id", pa.string(), "the fact (multitoken_facts)"),
+    column("split", pa.string(), "train or test: a seeded half of the relation's facts (lpaqa.multitoken.train_share)"),
+    column("template", pa.string(), "the prompt asked"),
+    column("method", pa.string(), "statement, mlama, independent, order, confidence or generate"),
+    column("definition", pa.string(), "what the answer is chosen from and by (candidate set, score, ties)"),
+    column("obj_tokens", pa.int32(), "tokens of the gold object's label in the model's tokenizer (object_tokens)"),
+    column("prediction", pa.string(), "the answer: a candidate's label (closed methods) or the decoded text"),
+    column(
+        "prediction_score",
+        pa.float64(),
+        "what the answer won by: statement log-likelihood, mean mLAMA log-prob, open decoding's mean or sum "
+        "of log-probs, generation's summed log-prob",
+    ),
+    column("prediction_tokens", pa.int32(), "the answer's tokens (-1 for statement, which scores whole statements)"),
+    column("correct_exact", pa.bool_(), "normalised answer equals the normalised gold or an alias (SQuAD / lm-eval)"),
+    column("correct_substring", pa.bool_(), "a normalised gold or alias occurs in the normalised answer (PopQA)"),
+)
+MULTITOKEN_SELECTION = contract(
+    "multitoken_selection",
+    "Top-1 on the multi-token facts: per prompt set, method and relation, the template with the best "
+    "exact-match accuracy on the train half (ties: the set's rank, then its order).",
+    ("results/lpaqa/multitoken/selection/*.parquet",),
+    column("prompt_set", pa.string(), "prompt set"),
+    column("method", pa.string(), "statement, mlama, independent, order, confidence or generate"),
+    column("relation", pa.string(), "relation id"),
+    column("template", pa.string(), "the selected template"),
+    column("prompts", pa.int32(), "distinct templates of the set for the relation"),
+    column("train_facts", pa.int32(), "train facts of the relation"),
+    column("train_accuracy", pa.float64(), "the selected template's exact-match accuracy on them (NaN: none)"),
 )
 PROMPTS = contract(
     "prompts",
@@ -513,6 +551,8 @@ CONTRACTS = {
         MODEL_FACTS,
         MULTITOKEN_FACTS,
         OBJECT_TOKENS,
+        MULTITOKEN_PREDICTIONS,
+        MULTITOKEN_SELECTION,
         PROMPTS,
         CANDIDATES,
         PROBE,

@@ -11,12 +11,21 @@ number of tokens of each object's label (``object_tokens``).
 
 from __future__ import annotations
 
+import logging
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
 import pandas as pd
 
 from ..config import schema_defaults
 from ..contracts import MULTITOKEN_FACTS, OBJECT_TOKENS
+from ..io import INVALID_UTF8, KnowprobeError, lenient, read_jsonl_lenient
 from ..vocab import word_initial_ids
 from . import trex_train
+from .trex_train import relation_seed
+
+log = logging.getLogger(__name__)
 
 _DEFAULTS = schema_defaults("lpaqa", "multitoken")
 # T-REx-train's build with its one-word filter off, LAMA's test subjects (not only its test pairs)
@@ -82,6 +91,106 @@ def build(
         **FILTERS,
     )
     return facts[MULTITOKEN_FACTS.columns], dropped
+
+
+# X-FACTR's English facts (lpaqa.multitoken.source: xfactr), in its repository at the pinned commit
+XFACTR_FACTS = "data/mTRExf/sub"  # one P*.jsonl a relation, LAMA's layout
+XFACTR_ALIASES = "data/alias/mTRExf/en.txt"  # QID<TAB>alias<TAB>alias...
+XFACTR_DROP_REASONS = {
+    INVALID_UTF8: "the line is not UTF-8",
+    "invalid_json": "a line that is not a JSON object",
+    "missing_field": "a fact without sub_uri, sub_label, obj_uri or obj_label",
+    "not_a_lama_relation": "a relation of X-FACTR that LAMA's T-REx test set lacks (no prompts ask it)",
+    "duplicate": "the same (subject, object) pair again in the relation's file",
+    "not_sampled": "beyond the per-relation sample size",
+}
+_FACT_KEYS = ("sub_uri", "sub_label", "obj_uri", "obj_label")
+
+
+def read_xfactr(
+    directory,
+    test_facts: pd.DataFrame,
+    per_relation: int = _DEFAULTS["per_relation"],
+    seed: int = _DEFAULTS["seed"],
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """X-FACTR's English facts (mTRExf: 46 relations of 1,000 facts at the pinned commit) as a
+    ``multitoken_facts`` table, with the English aliases X-FACTR released, and the lines left out
+    per relation and reason (``XFACTR_DROP_REASONS``): the facts as released, of the relations
+    LAMA's T-REx test set has (those the prompt sets ask), each pair once, a seeded draw of at most
+    ``per_relation`` (X-FACTR's own files hold 1,000, so the default keeps them all). LAMA's test
+    subjects are not left out here: X-FACTR's release does not, and this source is for comparing
+    with it. A bad line is counted and named in the log, never fatal."""
+    directory = Path(directory)
+    files = sorted((directory / XFACTR_FACTS).glob("P*.jsonl"), key=lambda p: int(p.stem.lstrip("P")))
+    if not files:
+        raise KnowprobeError(f"{directory / XFACTR_FACTS}: no P*.jsonl files (X-FACTR's mTRExf facts)")
+    aliases = read_xfactr_aliases(directory / XFACTR_ALIASES)
+    wanted = set(relations_of(test_facts))
+    rows, drops = [], []
+
+    def problem(record):
+        if any(not isinstance(record.get(key), str) or not record[key].strip() for key in _FACT_KEYS):
+            return "missing_field", "lacks one of " + ", ".join(_FACT_KEYS)
+        return None
+
+    for path in files:
+        relation, counts = path.stem, Counter()
+        facts = list(read_jsonl_lenient(path, problem, counts))
+        if relation not in wanted:
+            counts["not_a_lama_relation"] += len(facts)
+            facts = []
+        seen, kept = set(), []
+        for _, record in facts:
+            pair = (record["sub_uri"], record["obj_uri"])
+            if pair in seen:
+                counts["duplicate"] += 1
+                continue
+            seen.add(pair)
+            kept.append(record)
+        if len(kept) > per_relation:
+            picked = np.sort(relation_seed(seed, relation).choice(len(kept), size=per_relation, replace=False))
+            counts["not_sampled"] += len(kept) - per_relation
+            kept = [kept[i] for i in picked]
+        rows += [
+            {
+                "relation": relation,
+                "fact_id": record.get("uuid") or f"{relation}-{record['sub_uri']}-{record['obj_uri']}",
+                "sub_uri": record["sub_uri"],
+                "sub_label": record["sub_label"],
+                "obj_uri": record["obj_uri"],
+                "obj_label": record["obj_label"],
+                "origin": "xfactr",
+                "judgments_yes": 0,
+                "judgments_no": 0,
+                "sub_aliases": aliases.get(record["sub_uri"], []),
+                "obj_aliases": aliases.get(record["obj_uri"], []),
+            }
+            for record in kept
+        ]
+        drops += [
+            {"relation": relation, "reason": r, "description": XFACTR_DROP_REASONS[r], "n": n}
+            for r, n in counts.items()
+            if n
+        ]
+    facts = pd.DataFrame(rows, columns=MULTITOKEN_FACTS.columns)
+    return facts, pd.DataFrame(drops, columns=["relation", "reason", "description", "n"])
+
+
+def read_xfactr_aliases(path) -> dict[str, list[str]]:
+    """X-FACTR's English aliases: ``QID<TAB>alias<TAB>...`` a line; a line without a QID is
+    counted and named in the log (``io.lenient``), never fatal."""
+    counts = Counter()
+
+    def parse(line):
+        qid, *names = line.rstrip("\n").split("\t")
+        if not qid.startswith("Q"):
+            return None, ("not_an_alias_line", "not QID<TAB>alias...")
+        return (qid, [name for name in names if name.strip()]), None
+
+    aliases = {qid: names for _, (qid, names) in lenient(path, parse, counts)}
+    if counts:
+        log.warning("%s: lines left out: %s", path, ", ".join(f"{r} {n}" for r, n in counts.items()))
+    return aliases
 
 
 def token_counts(tokenizer, labels: list[str]) -> list[int]:

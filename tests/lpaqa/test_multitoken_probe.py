@@ -1,0 +1,256 @@
+"""Issue 41 items 2-6 and 8: the multi-token facts asked every way (closed candidate set, open
+decoding, generation) with LPAQA's prompt sets and Top-1 selection, their tables, and what a dry
+run says each way costs."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from knowprobe import contracts
+from knowprobe.lpaqa import cost, multitoken_probe, multitoken_tables
+from knowprobe.lpaqa.trex_train import split
+from knowprobe.scoring import CausalLM, MaskedLM, ScoringSettings, causal_generate, masked_decode, mlama_scores
+from knowprobe.statements import fill_statement
+
+SETTINGS = ScoringSettings(device="cpu", batch_size=8)
+
+
+def facts_table() -> pd.DataFrame:
+    rows = [
+        ("P36", "France", "Paris", ["Lutetia"]),
+        ("P36", "Germany", "Berlin", []),
+        ("P36", "Italy", "Rome", ["Roma"]),
+        ("P36", "Spain", "Madrid", []),
+        ("P36", "Japan", "Tokyo", []),
+        ("P36", "Austria", "Vienna", []),
+        ("P19", "Mozart", "Salzburg", []),
+        ("P19", "Dante", "Florence", []),
+        ("P19", "Berlin", "New York", ["NYC"]),  # an object of two words
+        ("P19", "Rome", "Vienna", []),
+    ]
+    return pd.DataFrame(
+        {
+            "relation": [r for r, *_ in rows],
+            "fact_id": [f"{r}-{s}-{o}" for r, s, o, _ in rows],
+            "sub_uri": "Q1",
+            "sub_label": [s for _, s, _, _ in rows],
+            "obj_uri": "Q2",
+            "obj_label": [o for _, _, o, _ in rows],
+            "origin": "wikidata",
+            "judgments_yes": 0,
+            "judgments_no": 0,
+            "sub_aliases": [[] for _ in rows],
+            # as Parquet gives them back: NumPy arrays
+            "obj_aliases": [np.array(a, dtype=object) for *_, a in rows],
+        }
+    )
+
+
+def prompt_sets() -> dict[str, pd.DataFrame]:
+    def table(rows):
+        return pd.DataFrame(
+            {
+                "relation": [r for r, _ in rows],
+                "template": [t for _, t in rows],
+                "source": "manual",
+                "rank": np.arange(len(rows), dtype=np.int32) % 2,
+                "score": np.nan,
+            }
+        )
+
+    return {
+        "manual": table([("P36", "The capital of [X] is [Y] ."), ("P19", "[X] was born in [Y] .")]),
+        "mine": table(
+            [
+                ("P36", "[Y] is the capital of [X] ."),
+                ("P36", "The capital of [X] is [Y] ."),  # also in manual: asked once
+                ("P19", "[X] was born in [Y] ."),
+                ("P19", "[X] died in [Y] ."),
+            ]
+        ),
+    }
+
+
+def token_counts(facts: pd.DataFrame, tokenizer) -> pd.DataFrame:
+    from knowprobe.lpaqa.multitoken import token_counts as counts
+
+    return pd.DataFrame(
+        {
+            "relation": facts["relation"],
+            "fact_id": facts["fact_id"],
+            "model": "m",
+            "obj_tokens": counts(tokenizer, facts["obj_label"].tolist()),
+        }
+    )
+
+
+def test_stop_text_is_the_templates_next_literal_text():
+    assert multitoken_probe.stop_text("[X] was born in [Y] .") == "."
+    assert multitoken_probe.stop_text("[Y] is the capital of [X] .") == "is the capital of"
+    assert multitoken_probe.stop_text("[X] (born [Y]).") == ")."
+    assert multitoken_probe.stop_text("[X] speaks [Y]") == ""
+
+
+def test_a_method_unfit_for_the_kind_is_refused():
+    with pytest.raises(Exception, match="'generate' not a method for a masked model"):
+        multitoken_probe.check_methods(["statement", "generate"], "masked")
+    assert multitoken_probe.check_methods(["generate"], "causal") == ["generate"]
+
+
+@pytest.fixture(scope="module")
+def masked_probe(tiny_bert, wordpiece_tokenizer):
+    scorer = MaskedLM(tiny_bert, wordpiece_tokenizer, SETTINGS)
+    facts = facts_table()
+    tokens = token_counts(facts, wordpiece_tokenizer)
+    predictions, selection = multitoken_probe.probe(
+        facts, tokens, prompt_sets(), scorer, list(multitoken_probe.METHODS["masked"]), train_share=0.5, seed=0
+    )
+    return scorer, facts, tokens, predictions, selection
+
+
+def test_train_half_asks_every_template_and_test_half_the_selected(masked_probe):
+    _, facts, _, predictions, selection = masked_probe
+    contracts.to_table(predictions, contracts.MULTITOKEN_PREDICTIONS)
+    contracts.to_table(selection, contracts.MULTITOKEN_SELECTION)
+    train, test = split(facts, 0.5, 0)
+    assert len(train) == 5 and len(test) == 5
+    templates = {"P36": 2, "P19": 2}  # distinct templates of the two sets
+    methods = multitoken_probe.METHODS["masked"]
+    asked_train = predictions[predictions["split"] == "train"]
+    assert len(asked_train) == len(methods) * sum(templates[r] for r in train["relation"])
+    assert not predictions.duplicated(["fact_id", "template", "method"]).any()
+    # each (set, method, relation) chose one template of the set, and the test half asks exactly those
+    assert len(selection) == 2 * len(methods) * 2
+    for (method, relation), chosen in selection.groupby(["method", "relation"]):
+        asked = predictions[(predictions["split"] == "test") & (predictions["method"] == method)]
+        asked = asked[asked["relation"] == relation]
+        assert set(asked["template"]) == set(chosen["template"])
+        assert set(asked["fact_id"]) == set(test.loc[test["relation"] == relation, "fact_id"])
+    manual = selection[selection["prompt_set"] == "manual"]
+    assert set(manual["prompts"]) == {1} and set(selection.loc[selection["prompt_set"] == "mine", "prompts"]) == {2}
+
+
+def test_each_method_answers_as_the_scoring_layer_does_for_one_pair(masked_probe):
+    scorer, facts, _, predictions, _ = masked_probe
+    row = predictions[(predictions["split"] == "train") & (predictions["relation"] == "P19")].iloc[0]
+    fact = facts.set_index("fact_id").loc[row["fact_id"]]
+    candidates = sorted(set(facts.loc[facts["relation"] == "P19", "obj_label"]))
+    prompt = row["template"].replace("[X]", fact["sub_label"])
+    answers = predictions[(predictions["fact_id"] == row["fact_id"]) & (predictions["template"] == row["template"])]
+    answer = dict(zip(answers["method"], answers["prediction"]))
+    statements = [fill_statement(row["template"], fact["sub_label"], c).text for c in candidates]
+    scores = scorer.statement_logprob(statements)
+    assert answer["statement"] == candidates[int(np.argmax(scores))]
+    assert answer["mlama"] == candidates[int(mlama_scores(scorer, [prompt], candidates).best[0])]
+    for method in ("independent", "order", "confidence"):
+        assert answer[method] == masked_decode(scorer, [prompt], 5, method).texts[0]
+    # every answer judged against the label and aliases
+    for _, asked in answers.iterrows():
+        gold = {fact["obj_label"].lower(), *(a.lower() for a in fact["obj_aliases"])}
+        assert asked["correct_exact"] == (asked["prediction"].lower() in gold)
+
+
+def test_the_causal_model_ranks_statements_and_generates(tiny_causal_models):
+    _, model, tokenizer = tiny_causal_models[0]
+    scorer = CausalLM(model, tokenizer, SETTINGS)
+    facts = facts_table()
+    predictions, selection = multitoken_probe.probe(
+        facts, token_counts(facts, tokenizer), prompt_sets(), scorer, ["statement", "generate"], seed=1
+    )
+    assert set(predictions["method"]) == {"statement", "generate"}
+    generated = predictions[(predictions["method"] == "generate") & (predictions["template"] == "[X] died in [Y] .")]
+    row = generated.iloc[0]
+    subject = facts.set_index("fact_id").loc[row["fact_id"], "sub_label"]
+    expected = causal_generate(scorer, [f"{subject} died in"], ".", 16)
+    assert row["prediction"] == expected.texts[0]
+    assert row["prediction_tokens"] == len(expected.token_ids[0])
+    assert "generate" in set(selection["method"])
+
+
+def test_top1_takes_the_best_train_accuracy_and_ties_go_to_the_sets_rank():
+    prompts = pd.DataFrame(
+        {
+            "relation": "P1",
+            "template": ["a [X] [Y]", "b [X] [Y]", "c [X] [Y]"],
+            "source": "mine",
+            "rank": np.array([2, 0, 1], dtype=np.int32),
+            "score": np.nan,
+        }
+    )
+    correct = {"a [X] [Y]": [1, 1, 0], "b [X] [Y]": [1, 0, 1], "c [X] [Y]": [0, 0, 1]}
+    train = pd.DataFrame(
+        [
+            {"relation": "P1", "fact_id": f"f{i}", "template": t, "method": "order", "correct_exact": bool(v)}
+            for t, values in correct.items()
+            for i, v in enumerate(values)
+        ]
+    )
+    chosen = multitoken_probe.select(train, {"mine": prompts})
+    # a and b both 2/3: b has the better rank in the set
+    assert chosen[["template", "prompts", "train_facts"]].values.tolist() == [["b [X] [Y]", 3, 3]]
+    assert chosen["train_accuracy"].iat[0] == pytest.approx(2 / 3)
+
+
+def test_accuracy_is_macro_over_relations_and_micro_over_facts_per_token_count():
+    rows = [
+        # relation, fact, tokens, exact, substring
+        ("P1", "a", 1, True, True),
+        ("P1", "b", 1, False, True),
+        ("P1", "c", 2, False, False),
+        ("P2", "d", 1, True, True),
+        ("P2", "e", 5, True, True),
+    ]
+    predictions = pd.DataFrame(
+        {
+            "relation": [r[0] for r in rows],
+            "fact_id": [r[1] for r in rows],
+            "split": "test",
+            "template": "t",
+            "method": "order",
+            "definition": "d",
+            "obj_tokens": [r[2] for r in rows],
+            "correct_exact": [r[3] for r in rows],
+            "correct_substring": [r[4] for r in rows],
+        }
+    )
+    # a train row and a test row of a template not selected: neither counted
+    predictions = pd.concat(
+        [
+            predictions,
+            predictions.iloc[:1].assign(split="train", correct_exact=False),
+            predictions.iloc[:1].assign(template="u"),
+        ]
+    )
+    selection = pd.DataFrame({"prompt_set": "s", "method": "order", "relation": ["P1", "P2"], "template": "t"})
+    table = multitoken_tables.accuracy(predictions, selection, "m", "masked").set_index("tokens")
+    assert table.loc["all", "facts"] == 5 and table.loc["all", "relations"] == 2
+    assert table.loc["all", "micro_exact"] == pytest.approx(100 * 3 / 5)
+    assert table.loc["all", "macro_exact"] == pytest.approx(100 * (1 / 3 + 2 / 2) / 2)
+    assert table.loc["all", "macro_substring"] == pytest.approx(100 * (2 / 3 + 1) / 2)
+    assert table.loc["1", "facts"] == 3 and table.loc["1", "macro_exact"] == pytest.approx(100 * (0.5 + 1) / 2)
+    assert table.loc["2", "micro_exact"] == 0 and table.loc["≥4", "facts"] == 1
+    assert table.loc["3", "facts"] == 0 and np.isnan(table.loc["3", "micro_exact"])
+    layout = multitoken_tables.accuracy_layout(table.reset_index())
+    assert layout.columns.tolist() == ["model", "method", "prompt_set", "all", "1", "2", "3", "≥4"]
+    assert layout.loc[0, "3"] == "–" and layout.loc[0, "all"] == "66.7 / 60.0 (5)"
+
+
+def test_the_dry_run_cost_of_each_method_by_hand(wordpiece_tokenizer):
+    facts = facts_table()
+    part = facts[facts["relation"] == "P36"].iloc[:2]  # France, Germany
+    templates = pd.DataFrame({"relation": ["P36"], "template": ["The capital of [X] is [Y] ."]})
+    # "[CLS] The capital of France is [MASK] . [SEP]": 9 tokens with one mask
+    n, m = 2, 3
+    independent = cost.multitoken_cost(
+        part, templates, facts, "independent", "masked", wordpiece_tokenizer, max_masks=m
+    )
+    assert (independent.pairs, independent.rows, independent.tokens) == (n, n * m, n * (9 + 10 + 11))
+    order = cost.multitoken_cost(part, templates, facts, "order", "masked", wordpiece_tokenizer, max_masks=m)
+    assert (order.rows, order.tokens) == (n * (1 + 2 + 3), n * (9 + 2 * 10 + 3 * 11))
+    # P36's objects are all one WordPiece token: one row a pair, 9 tokens
+    mlama = cost.multitoken_cost(part, templates, facts, "mlama", "masked", wordpiece_tokenizer)
+    assert (mlama.rows, mlama.tokens) == (n, n * 9)
+    statement = cost.multitoken_cost(part, templates, facts, "statement", "masked", wordpiece_tokenizer)
+    assert statement.rows == n * facts.loc[facts["relation"] == "P36", "obj_label"].nunique()
+    unknown = cost.multitoken_cost(part, templates, facts, "generate", "causal", None, max_new_tokens=16)
+    assert (unknown.rows, unknown.tokens) == (n * 16, None) and "no tokenizer yet" in unknown.line("generate")

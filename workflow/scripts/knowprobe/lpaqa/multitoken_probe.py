@@ -1,0 +1,264 @@
+"""Multi-token answers asked three ways (issue 41): a closed candidate set, open decoding at masks
+and greedy generation, on the multi-token facts (``knowprobe.lpaqa.multitoken``), with LPAQA's
+prompt sets and Top-1 selection.
+
+The facts of each relation are split in two by a seeded draw (``trex_train.split``): every prompt
+of the configured sets is asked on the *train* half, each set's Top-1 prompt per relation and method
+is the one with the best train accuracy (exact match; ties to the set's own rank, as LPAQA's
+``selection.prompt_order``), and the *test* half is asked with the selected prompts only. Methods:
+
+* ``statement`` (masked and causal): every candidate of the relation's set C_r (its distinct gold
+  objects, both halves, sorted by label) filled into the prompt, the statement scored whole by the
+  scoring layer's ``statement_logprob``; the best statement's object is the answer (ties: the first).
+* ``mlama`` (masked): Kassner et al.'s score over the same C_r, a candidate of k tokens at k masks
+  (``scoring.mlama_scores``); the best is the answer (ties: the first).
+* ``independent``, ``order``, ``confidence`` (masked): X-FACTR's open decoding with 1..M masks
+  (``scoring.masked_decode``); the decoded text is the answer.
+* ``generate`` (causal): greedy continuation of the prompt's text before ``[Y]`` (subject filled),
+  stopped at a newline or the template's next literal text (``scoring.causal_generate``).
+
+Every answer is judged against the gold label and its aliases by exact match after
+lm-evaluation-harness's normalisation and by PopQA's substring rule (``knowprobe.answers``).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..answers import matches_exact, matches_substring
+from ..config import schema_defaults
+from ..contracts import MULTITOKEN_PREDICTIONS, MULTITOKEN_SELECTION
+from ..io import KnowprobeError
+from ..prompts import OBJECT, SUBJECT
+from ..scoring import causal_generate, masked_decode, mlama_scores
+from ..statements import fill_statement
+from .probe import candidate_sets, next_token_prefix
+from .selection import prompt_order
+from .trex_train import split
+
+log = logging.getLogger(__name__)
+
+_DEFAULTS = schema_defaults("lpaqa", "multitoken")
+METHODS = {
+    "masked": ("statement", "mlama", "independent", "order", "confidence"),
+    "causal": ("statement", "generate"),
+}
+CLOSED = ("statement", "mlama")  # the methods that rank the relation's candidate set
+# what each method's answer is chosen from and by, as the rows and tables state it
+DEFINITIONS = {
+    "statement": "closed: the relation's distinct objects (C_r), ranked by the statement score (ties: first)",
+    "mlama": "closed: C_r, ranked by the mean log-prob of the candidate's k tokens at k masks (ties: first)",
+    "independent": "open: 1..M masks, each filled by its argmax in one pass; length by the {length_by} log-prob",
+    "order": "open: 1..M masks, the left-most unfilled filled first; length by the {length_by} log-prob",
+    "confidence": "open: 1..M masks, the most confident unfilled filled first; length by the {length_by} log-prob",
+    "generate": "open: greedy, at most {max_new_tokens} tokens, cut at a newline or the template's next text",
+}
+_SLOTS = re.compile(re.escape(SUBJECT) + "|" + re.escape(OBJECT))
+
+
+@dataclass(frozen=True)
+class AskSettings:
+    """How the methods ask (the config's ``lpaqa.multitoken`` keys of the same names)."""
+
+    max_masks: int = _DEFAULTS["max_masks"]  # M, the most masks open decoding tries
+    length_by: str = _DEFAULTS["length_by"]  # mean or sum: how open decoding picks its length
+    max_new_tokens: int = _DEFAULTS["max_new_tokens"]  # generation's limit
+    pll: str = "within_word_l2r"  # the masked statement score's pseudo-log-likelihood
+
+    def definition(self, method: str) -> str:
+        return DEFINITIONS[method].format(length_by=self.length_by, max_new_tokens=self.max_new_tokens)
+
+
+def check_methods(methods, kind: str) -> list[str]:
+    """The methods asked of a model of ``kind``, each known and fit for it."""
+    methods = list(methods)
+    wrong = [m for m in methods if m not in METHODS.get(kind, ())]
+    if wrong:
+        raise KnowprobeError(
+            f"lpaqa.multitoken.methods.{kind}: {', '.join(map(repr, wrong))} not a method for a {kind} model "
+            f"(one of {', '.join(METHODS.get(kind, ()))})"
+        )
+    return methods
+
+
+def stop_text(template: str) -> str:
+    """Generation's stop: the template's literal text after ``[Y]`` up to the next slot or its end,
+    stripped ("." for "[X] was born in [Y] ."; "is the capital of" for "[Y] is the capital of [X]")."""
+    after = template.split(OBJECT, 1)[1]
+    return _SLOTS.split(after, 1)[0].strip()
+
+
+def with_subject(template: str, subject: str) -> str:
+    """The prompt with the subject in ``[X]`` and ``[Y]`` left open (the decoders' input)."""
+    return template.replace(SUBJECT, subject.strip())
+
+
+def pair(facts: pd.DataFrame, templates: pd.DataFrame) -> pd.DataFrame:
+    """One row per (fact, template) of the same relation (``templates``: relation, template)."""
+    pairs = facts.merge(templates[["relation", "template"]].drop_duplicates(), on="relation", how="inner")
+    return pairs.sort_values(["relation", "template", "fact_id"], kind="stable").reset_index(drop=True)
+
+
+def ask(scorer, method: str, pairs: pd.DataFrame, sets: dict[str, list[str]], settings: AskSettings) -> pd.DataFrame:
+    """Each pair's answer under ``method``: ``prediction`` (text), ``prediction_score`` (the score
+    it won by: statement log-likelihood, mean mLAMA log-prob, open decoding's mean or sum over its
+    tokens, generation's summed log-prob) and ``prediction_tokens`` (its tokens: the candidate's in
+    the filled prompt for mlama, the decoded or generated ones; for statement the candidate's label
+    tokens are not separate, -1)."""
+    n = len(pairs)
+    if not n:
+        return pd.DataFrame({"prediction": [], "prediction_score": [], "prediction_tokens": []})
+    templates, subjects, relations = pairs["template"].tolist(), pairs["sub_label"].tolist(), pairs["relation"]
+    if method == "statement":
+        sizes = relations.map({r: len(c) for r, c in sets.items()}).to_numpy()
+        texts = [
+            fill_statement(template, subject, label).text
+            for template, subject, relation in zip(templates, subjects, relations)
+            for label in sets[relation]
+        ]
+        flat = scorer.statement_logprob(texts, pll=settings.pll)
+        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        best = np.array([int(np.argmax(flat[s : s + k])) for s, k in zip(starts, sizes)])
+        labels = [sets[r][b] for r, b in zip(relations, best)]
+        return pd.DataFrame({"prediction": labels, "prediction_score": flat[starts + best], "prediction_tokens": -1})
+    prompts = [with_subject(t, s) for t, s in zip(templates, subjects)]
+    if method == "mlama":
+        scores = mlama_scores(scorer, prompts, [sets[r] for r in relations])
+        best = scores.best
+        rows = np.arange(n)
+        return pd.DataFrame(
+            {
+                "prediction": [sets[r][b] for r, b in zip(relations, best)],
+                "prediction_score": scores.scores[rows, best],
+                "prediction_tokens": scores.token_counts[rows, best],
+            }
+        )
+    if method in ("independent", "order", "confidence"):
+        decoded = masked_decode(scorer, prompts, settings.max_masks, method, settings.length_by)
+        return pd.DataFrame(
+            {"prediction": decoded.texts, "prediction_score": decoded.score, "prediction_tokens": decoded.lengths}
+        )
+    if method == "generate":
+        prefixes = [next_token_prefix(t, s) for t, s in zip(templates, subjects)]
+        generated = causal_generate(scorer, prefixes, [stop_text(t) for t in templates], settings.max_new_tokens)
+        return pd.DataFrame(
+            {
+                "prediction": generated.texts,
+                "prediction_score": generated.logprobs,
+                "prediction_tokens": [len(ids) for ids in generated.token_ids],
+            }
+        )
+    raise KnowprobeError(f"method {method!r}: one of {', '.join(dict.fromkeys(sum(METHODS.values(), ())))}")
+
+
+def judge(pairs: pd.DataFrame, answers: pd.DataFrame) -> pd.DataFrame:
+    """``answers`` with ``correct_exact`` and ``correct_substring`` against each pair's gold
+    label and its aliases (``knowprobe.answers``)."""
+    # aliases arrive as NumPy arrays from Parquet: made lists, whose truth value is defined
+    aliases = [list(a) if a is not None else [] for a in pairs["obj_aliases"]]
+    gold = list(zip(answers["prediction"], pairs["obj_label"], aliases))
+    return answers.assign(
+        correct_exact=[matches_exact(p, g, a) for p, g, a in gold],
+        correct_substring=[matches_substring(p, g, a) for p, g, a in gold],
+    )
+
+
+def set_templates(prompts: pd.DataFrame) -> pd.DataFrame:
+    """A prompt set's distinct templates per relation, best first (the set's rank, then its order)."""
+    ordered = prompts.reset_index(drop=True).assign(position=lambda f: np.arange(len(f)))
+    ordered = ordered.sort_values(["relation", "rank", "position"], kind="stable")
+    return ordered.drop_duplicates(["relation", "template"])[["relation", "template", "rank"]]
+
+
+def select(train: pd.DataFrame, prompt_sets: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Top-1 per prompt set, method and relation (``multitoken_selection``): the template with the
+    best exact-match accuracy on the relation's train facts, ties to the set's rank then its order
+    (``selection.prompt_order``); a relation without train facts keeps its set's best-ranked."""
+    rows = []
+    for name, prompts in prompt_sets.items():
+        for relation, templates in set_templates(prompts).groupby("relation", sort=True):
+            for method, asked in train[train["relation"] == relation].groupby("method", sort=False):
+                correct = asked.pivot_table(
+                    index="template", columns="fact_id", values="correct_exact", aggfunc="first"
+                )
+                correct = correct.reindex(templates["template"]).fillna(False).to_numpy(dtype=bool)
+                order = prompt_order(correct, templates["rank"].to_numpy())
+                best = order[0]
+                rows.append(
+                    {
+                        "prompt_set": name,
+                        "method": method,
+                        "relation": relation,
+                        "template": templates["template"].iat[best],
+                        "prompts": len(templates),
+                        "train_facts": correct.shape[1],
+                        "train_accuracy": float(correct[best].mean()) if correct.shape[1] else float("nan"),
+                    }
+                )
+    return pd.DataFrame(rows, columns=MULTITOKEN_SELECTION.columns)
+
+
+def probe(
+    facts: pd.DataFrame,
+    tokens: pd.DataFrame,
+    prompt_sets: dict[str, pd.DataFrame],
+    scorer,
+    methods: list[str],
+    settings: AskSettings | None = None,
+    train_share: float = _DEFAULTS["train_share"],
+    seed: int = _DEFAULTS["seed"],
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Ask the multi-token facts every way in ``methods`` (``multitoken_predictions``: the train
+    half with every template of the sets, the test half with each set's Top-1 templates) and the
+    Top-1 choices (``multitoken_selection``). ``tokens``: the facts' object token counts of this
+    model (``object_tokens``' rows of the model)."""
+    settings = settings or AskSettings()
+    methods = check_methods(methods, scorer.kind)
+    train, test = split(facts, train_share, seed)
+    sets = candidate_sets(facts)
+    templates = pd.concat([set_templates(p) for p in prompt_sets.values()], ignore_index=True)
+    count_of = dict(zip(tokens["fact_id"], tokens["obj_tokens"]))
+    log.info(
+        "%d facts of %d relations (%d train, %d test), %d distinct templates in %d prompt sets; methods %s",
+        len(facts),
+        facts["relation"].nunique(),
+        len(train),
+        len(test),
+        templates[["relation", "template"]].drop_duplicates().shape[0],
+        len(prompt_sets),
+        ", ".join(methods),
+    )
+
+    def asked(part: str, pairs: pd.DataFrame, method: str) -> pd.DataFrame:
+        log.info("%s: %s half, %d (fact, template) pairs", method, part, len(pairs))
+        answers = judge(pairs, ask(scorer, method, pairs, sets, settings))
+        return pd.DataFrame(
+            {
+                "relation": pairs["relation"].to_numpy(),
+                "fact_id": pairs["fact_id"].to_numpy(),
+                "split": part,
+                "template": pairs["template"].to_numpy(),
+                "method": method,
+                "definition": settings.definition(method),
+                "obj_tokens": pairs["fact_id"].map(count_of).to_numpy(),
+                **{column: answers[column].to_numpy() for column in answers.columns},
+            }
+        )
+
+    asked_train = [asked("train", pair(train, templates), method) for method in methods]
+    train_rows = pd.concat(asked_train, ignore_index=True)
+    selection = select(train_rows, prompt_sets)
+    asked_test = []
+    for method in methods:
+        chosen = selection.loc[selection["method"] == method, ["relation", "template"]]
+        asked_test.append(asked("test", pair(test, chosen), method))
+    predictions = pd.concat([train_rows, *asked_test], ignore_index=True)
+    missing = predictions["obj_tokens"].isna()
+    if missing.any():
+        raise KnowprobeError(f"{int(missing.sum())} rows' facts have no token count for this model (object_tokens)")
+    return predictions[MULTITOKEN_PREDICTIONS.columns], selection
