@@ -254,3 +254,17 @@ def test_the_dry_run_cost_of_each_method_by_hand(wordpiece_tokenizer):
     assert statement.rows == n * facts.loc[facts["relation"] == "P36", "obj_label"].nunique()
     unknown = cost.multitoken_cost(part, templates, facts, "generate", "causal", None, max_new_tokens=16)
     assert (unknown.rows, unknown.tokens) == (n * 16, None) and "no tokenizer yet" in unknown.line("generate")
+
+
+def test_statements_are_scored_a_chunk_of_whole_pairs_at_a_time(masked_probe, monkeypatch):
+    assert multitoken_probe.chunks(np.cumsum([3, 3, 3, 5, 1]), 6) == [(0, 2), (2, 3), (3, 5)]
+    assert multitoken_probe.chunks(np.cumsum([9]), 6) == [(0, 1)]  # a pair over the limit alone
+    assert multitoken_probe.chunks(np.zeros(0, dtype=int), 6) == []
+    scorer, facts, _, predictions, _ = masked_probe
+    asked = predictions[(predictions["method"] == "statement") & (predictions["split"] == "train")]
+    pairs = asked[["fact_id", "template"]].merge(facts, on="fact_id")
+    sets = multitoken_probe.candidate_sets(facts)
+    monkeypatch.setattr(multitoken_probe, "STATEMENTS_AT_ONCE", 5)  # a pair or two a call
+    chunked = multitoken_probe.ask(scorer, "statement", pairs, sets, multitoken_probe.AskSettings())
+    assert chunked["prediction"].tolist() == asked["prediction"].tolist()
+    np.testing.assert_allclose(chunked["prediction_score"], asked["prediction_score"], rtol=0, atol=1e-9)

@@ -104,6 +104,22 @@ def pair(facts: pd.DataFrame, templates: pd.DataFrame) -> pd.DataFrame:
     return pairs.sort_values(["relation", "template", "fact_id"], kind="stable").reset_index(drop=True)
 
 
+STATEMENTS_AT_ONCE = 1_000_000  # statements built and scored in one call (whole pairs each)
+
+
+def chunks(ends: np.ndarray, limit: int) -> list[tuple[int, int]]:
+    """Row ranges [start, stop) whose items (``ends``: the running total after each row) add up to
+    at most ``limit`` each, a row larger than ``limit`` alone in its range."""
+    out, start, base = [], 0, 0
+    for row, end in enumerate(ends):
+        if end - base > limit and row > start:
+            out.append((start, row))
+            start, base = row, int(ends[row - 1])
+    if len(ends):
+        out.append((start, len(ends)))
+    return out
+
+
 def ask(scorer, method: str, pairs: pd.DataFrame, sets: dict[str, list[str]], settings: AskSettings) -> pd.DataFrame:
     """Each pair's answer under ``method``: ``prediction`` (text), ``prediction_score`` (the score
     it won by: statement log-likelihood, mean mLAMA log-prob, open decoding's mean or sum over its
@@ -113,19 +129,29 @@ def ask(scorer, method: str, pairs: pd.DataFrame, sets: dict[str, list[str]], se
     n = len(pairs)
     if not n:
         return pd.DataFrame({"prediction": [], "prediction_score": [], "prediction_tokens": []})
-    templates, subjects, relations = pairs["template"].tolist(), pairs["sub_label"].tolist(), pairs["relation"]
+    templates, subjects, relations = pairs["template"].tolist(), pairs["sub_label"].tolist(), pairs["relation"].tolist()
     if method == "statement":
-        sizes = relations.map({r: len(c) for r, c in sets.items()}).to_numpy()
-        texts = [
-            fill_statement(template, subject, label).text
-            for template, subject, relation in zip(templates, subjects, relations)
-            for label in sets[relation]
-        ]
-        flat = scorer.statement_logprob(texts, pll=settings.pll)
-        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-        best = np.array([int(np.argmax(flat[s : s + k])) for s, k in zip(starts, sizes)])
-        labels = [sets[r][b] for r, b in zip(relations, best)]
-        return pd.DataFrame({"prediction": labels, "prediction_score": flat[starts + best], "prediction_tokens": -1})
+        sizes = np.array([len(sets[r]) for r in relations], dtype=np.int64)
+        best_labels, best_scores = [], []
+        # a full relation asks hundreds of thousands of pairs times |C_r| statements: held as text
+        # a chunk of pairs at a time (whole pairs, so that a pair's candidates share its prefix)
+        ends = np.cumsum(sizes)
+        for start, stop in chunks(ends, STATEMENTS_AT_ONCE):
+            texts = [
+                fill_statement(template, subject, label).text
+                for template, subject, relation in zip(
+                    templates[start:stop], subjects[start:stop], relations[start:stop]
+                )
+                for label in sets[relation]
+            ]
+            flat = scorer.statement_logprob(texts, pll=settings.pll)
+            offset = 0
+            for relation, k in zip(relations[start:stop], sizes[start:stop]):
+                b = int(np.argmax(flat[offset : offset + k]))  # ties: the first
+                best_labels.append(sets[relation][b])
+                best_scores.append(float(flat[offset + b]))
+                offset += k
+        return pd.DataFrame({"prediction": best_labels, "prediction_score": best_scores, "prediction_tokens": -1})
     prompts = [with_subject(t, s) for t, s in zip(templates, subjects)]
     if method == "mlama":
         scores = mlama_scores(scorer, prompts, [sets[r] for r in relations])
