@@ -321,8 +321,9 @@ def test_report_shows_tables_in_place_figures_and_headline_numbers(demo):
         assert name in html, name
     entries = set(re.findall(r'"(results/[\w/.-]+)": \{', html))  # the report's results, by path
     # 37 before the interval, comparison, consistency, calibration and LPAQA score tables (47 with
-    # them; 49 with BEAR's intervals and comparisons)
-    assert len([e for e in entries if e.endswith(".html")]) == 49
+    # them; 49 with BEAR's intervals and comparisons; 51 with the multi-token tables)
+    assert len([e for e in entries if e.endswith(".html")]) == 51
+    assert "results/lpaqa/tables/multitoken.html" in entries and "results/lpaqa/figures/multitoken.png" in entries
     # the interval figures of every study (error bars, issue 42)
     for study in ["lpaqa", "stest", "comps", "bear"]:
         assert f"results/{study}/figures/intervals.png" in entries, study

@@ -534,12 +534,14 @@ def lpaqa_outputs():
 
 # the multi-token facts' probe (lpaqa/multitoken.smk): the prompt sets it asks and how it asks
 MULTITOKEN = LPAQA["multitoken"]
-MULTITOKEN_SETS = MULTITOKEN["prompt_sets"] or LPAQA_PROMPT_SETS
-if MULTITOKEN["enabled"] and set(MULTITOKEN_SETS) - set(LPAQA_PROMPT_SETS):
+# the sets a config names that lpaqa.prompt_sets lacks are left out (a config layered over another
+# may shorten lpaqa.prompt_sets); none left is an error
+MULTITOKEN_SETS = [name for name in MULTITOKEN["prompt_sets"] or LPAQA_PROMPT_SETS if name in LPAQA_PROMPT_SETS]
+if MULTITOKEN["enabled"] and not MULTITOKEN_SETS:
     raise WorkflowError(
-        "config lpaqa.multitoken.prompt_sets: "
-        + ", ".join(sorted(set(MULTITOKEN_SETS) - set(LPAQA_PROMPT_SETS)))
-        + " not in lpaqa.prompt_sets"
+        "config lpaqa.multitoken.prompt_sets: none of "
+        + ", ".join(MULTITOKEN["prompt_sets"])
+        + " is in lpaqa.prompt_sets, so no prompt would ask the multi-token facts"
     )
 
 

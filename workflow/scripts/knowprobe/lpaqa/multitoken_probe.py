@@ -5,7 +5,7 @@ prompt sets and Top-1 selection.
 The facts of each relation are split in two by a seeded draw (``trex_train.split``): every prompt
 of the configured sets is asked on the *train* half, each set's Top-1 prompt per relation and method
 is the one with the best train accuracy (exact match; ties to the set's own rank, as LPAQA's
-``selection.prompt_order``), and the *test* half is asked with the selected prompts only. Methods:
+``prompt_rank.prompt_order``), and the *test* half is asked with the selected prompts only. Methods:
 
 * ``statement`` (masked and causal): every candidate of the relation's set C_r (its distinct gold
   objects, both halves, sorted by label) filled into the prompt, the statement scored whole by the
@@ -38,7 +38,7 @@ from ..prompts import OBJECT, SUBJECT
 from ..scoring import causal_generate, masked_decode, mlama_scores
 from ..statements import fill_statement
 from .probe import candidate_sets, next_token_prefix
-from .selection import prompt_order
+from .prompt_rank import prompt_order
 from .trex_train import split
 
 log = logging.getLogger(__name__)
@@ -204,7 +204,7 @@ def set_templates(prompts: pd.DataFrame) -> pd.DataFrame:
 def select(train: pd.DataFrame, prompt_sets: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """Top-1 per prompt set, method and relation (``multitoken_selection``): the template with the
     best exact-match accuracy on the relation's train facts, ties to the set's rank then its order
-    (``selection.prompt_order``); a relation without train facts keeps its set's best-ranked."""
+    (``prompt_rank.prompt_order``); a relation without train facts keeps its set's best-ranked."""
     rows = []
     for name, prompts in prompt_sets.items():
         for relation, templates in set_templates(prompts).groupby("relation", sort=True):

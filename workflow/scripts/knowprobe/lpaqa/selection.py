@@ -32,6 +32,7 @@ import torch
 
 from ..config import schema_defaults
 from .metrics import p_at_1, relation_grid
+from .prompt_rank import prompt_order  # noqa: F401 (Top-1's order, also read as selection.prompt_order)
 
 log = logging.getLogger(__name__)
 
@@ -55,13 +56,6 @@ def correct(scores: np.ndarray, gold: np.ndarray) -> np.ndarray:
     candidate]``, ``gold[fact]`` → ``[..., fact]``."""
     gold_scores = np.take_along_axis(scores, np.broadcast_to(gold[:, None], scores.shape[:-1] + (1,)), axis=-1)
     return gold_scores[..., 0] >= scores.max(axis=-1)
-
-
-def prompt_order(train_correct: np.ndarray, set_rank: np.ndarray) -> np.ndarray:
-    """Prompts best first: by train micro P@1, then the set's own rank, then position.
-    ``train_correct[prompt, fact]``; a relation without train facts keeps the set's order."""
-    accuracy = train_correct.mean(axis=1) if train_correct.shape[1] else np.zeros(len(set_rank))
-    return np.lexsort((np.arange(len(set_rank)), set_rank, -accuracy))
 
 
 def top_k_ensembles(logprobs: np.ndarray, order: np.ndarray, max_k: int):
