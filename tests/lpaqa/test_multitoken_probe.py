@@ -241,18 +241,15 @@ def test_the_dry_run_cost_of_each_method_by_hand(wordpiece_tokenizer):
     templates = pd.DataFrame({"relation": ["P36"], "template": ["The capital of [X] is [Y] ."]})
     # "[CLS] The capital of France is [MASK] . [SEP]": 9 tokens with one mask
     n, m = 2, 3
-    independent = cost.multitoken_cost(
-        part, templates, facts, "independent", "masked", wordpiece_tokenizer, max_masks=m
-    )
+    methods = ["statement", "mlama", "independent", "order"]
+    counted = cost.multitoken_costs(part, templates, facts, methods, "masked", wordpiece_tokenizer, max_masks=m)
+    independent, order = counted["independent"], counted["order"]
     assert (independent.pairs, independent.rows, independent.tokens) == (n, n * m, n * (9 + 10 + 11))
-    order = cost.multitoken_cost(part, templates, facts, "order", "masked", wordpiece_tokenizer, max_masks=m)
     assert (order.rows, order.tokens) == (n * (1 + 2 + 3), n * (9 + 2 * 10 + 3 * 11))
     # P36's objects are all one WordPiece token: one row a pair, 9 tokens
-    mlama = cost.multitoken_cost(part, templates, facts, "mlama", "masked", wordpiece_tokenizer)
-    assert (mlama.rows, mlama.tokens) == (n, n * 9)
-    statement = cost.multitoken_cost(part, templates, facts, "statement", "masked", wordpiece_tokenizer)
-    assert statement.rows == n * facts.loc[facts["relation"] == "P36", "obj_label"].nunique()
-    unknown = cost.multitoken_cost(part, templates, facts, "generate", "causal", None, max_new_tokens=16)
+    assert (counted["mlama"].rows, counted["mlama"].tokens) == (n, n * 9)
+    assert counted["statement"].rows == n * facts.loc[facts["relation"] == "P36", "obj_label"].nunique()
+    unknown = cost.multitoken_costs(part, templates, facts, ["generate"], "causal", None, max_new_tokens=16)["generate"]
     assert (unknown.rows, unknown.tokens) == (n * 16, None) and "no tokenizer yet" in unknown.line("generate")
 
 

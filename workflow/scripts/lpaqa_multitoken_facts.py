@@ -2,8 +2,6 @@
 and tokens, built from the Wikidata claims (or X-FACTR's English facts), and their objects' token
 counts per probed model."""
 
-import pyarrow.dataset as ds
-
 from knowprobe import contracts
 from knowprobe.io import rule_logging, write_csv
 from knowprobe.lpaqa import multitoken, trex_train
@@ -16,12 +14,10 @@ with rule_logging(snakemake.log[0]) as log:
             snakemake.input.xfactr, test, snakemake.params.per_relation, snakemake.params.seed
         )
     else:
-        contracts.check(snakemake.input.claims, contracts.CLAIMS)
-        contracts.check(snakemake.input.entities, contracts.ENTITIES)
-        # streamed as T-REx-train is: a full dump's claims and entities are never all in memory
+        claims, entities = trex_train.wikidata_datasets(snakemake.input.claims, snakemake.input.entities)
         facts, dropped = multitoken.build_from(
-            ds.dataset(snakemake.input.claims),
-            ds.dataset(snakemake.input.entities),
+            claims,
+            entities,
             test,
             snakemake.params.per_relation,
             snakemake.params.seed,

@@ -1,7 +1,5 @@
 """Rule lpaqa_trex_train: T-REx-train facts, built from Wikidata claims or read from LPAQA's release."""
 
-import pyarrow.dataset as ds
-
 from knowprobe import contracts
 from knowprobe.io import rule_logging, write_csv
 from knowprobe.lpaqa import trex_train
@@ -13,12 +11,10 @@ with rule_logging(snakemake.log[0]) as log:
     relations = sorted(set(test["relation"]) | extra, key=lambda r: int(r[1:]))
     if snakemake.params.source == "wikidata":
         candidates = [set(contracts.read(path, contracts.CANDIDATES)["word"]) for path in snakemake.input.candidates]
-        contracts.check(snakemake.input.claims, contracts.CLAIMS)
-        contracts.check(snakemake.input.entities, contracts.ENTITIES)
-        # streamed: a full dump's claims and entities are never all in memory (issue 30)
+        claims, entities = trex_train.wikidata_datasets(snakemake.input.claims, snakemake.input.entities)
         facts, dropped = trex_train.build_from(
-            ds.dataset(snakemake.input.claims),
-            ds.dataset(snakemake.input.entities),
+            claims,
+            entities,
             test,
             relations,
             candidates,

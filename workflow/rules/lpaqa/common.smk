@@ -568,6 +568,17 @@ def multitoken_ask_settings():
 LPAQA_PROBE_RULES = ("lpaqa_probe", "lpaqa_probe_seeded")
 
 
+def saved_tokenizer(model):
+    """A model's tokenizer for a dry run's token counts, or None where no earlier run has saved the
+    model yet (the counts then say so)."""
+    from knowprobe.models import load_tokenizer
+
+    directory = model_dir(model)
+    if not Path(directory, "tokenizer_config.json").is_file():
+        return None
+    return load_tokenizer(directory, config["models"][model]["kind"])
+
+
 def print_lpaqa_score_costs(dag):
     """For a dry run: what the score of each LPAQA run whose probes ``dag`` plans costs (pairs,
     inputs or statements, tokens, and for the causal statement score tokens after prefix sharing),
@@ -580,7 +591,6 @@ def print_lpaqa_score_costs(dag):
     # imported only when there is something to count (the probe module brings in torch)
     from knowprobe import contracts
     from knowprobe.lpaqa import cost, probe
-    from knowprobe.models import load_tokenizer
 
     spaces = LPAQA["probe"]["statement"]["answer_space"]
     spaces = probe.read_answer_space(spaces) if spaces else None
@@ -609,8 +619,7 @@ def print_lpaqa_score_costs(dag):
             split_facts = contracts.read(path, contracts.MODEL_FACTS)
             for name, table in read_prompts.items():
                 parts.append((split_facts, probe.prompts_for(table, google_re) if dataset == "google_re" else table))
-        directory = model_dir(model)
-        tokenizer = load_tokenizer(directory, kind) if Path(directory, "tokenizer_config.json").is_file() else None
+        tokenizer = saved_tokenizer(model)
         lines.append(f"{run} ({score}): {cost.run_cost(parts, score, kind, tokenizer, spaces).line(score, kind)}")
     listed = "\n  ".join(lines)
     print(f"knowprobe: what each LPAQA score costs (docs/lpaqa.md, Scores):\n  {listed}", file=sys.stderr)
@@ -629,7 +638,6 @@ def print_multitoken_costs(dag):
 
     from knowprobe import contracts
     from knowprobe.lpaqa import cost, multitoken_probe, trex_train
-    from knowprobe.models import load_tokenizer
 
     facts_path = rules.lpaqa_multitoken_facts.output.facts
     prompts = {name: LPAQA_PROMPTS.format(prompt_set=name) for name in MULTITOKEN_SETS}
@@ -650,22 +658,16 @@ def print_multitoken_costs(dag):
     lines = []
     for model in probing:
         kind = config["models"][model]["kind"]
-        directory = model_dir(model)
-        tokenizer = load_tokenizer(directory, kind) if Path(directory, "tokenizer_config.json").is_file() else None
-        for method in MULTITOKEN["methods"][kind]:
-            counted = [
-                cost.multitoken_cost(
-                    part,
-                    templates,
-                    facts,
-                    method,
-                    kind,
-                    tokenizer,
-                    MULTITOKEN["max_masks"],
-                    MULTITOKEN["max_new_tokens"],
-                )
-                for part, templates in ((train, every), (test, first))
-            ]
+        tokenizer = saved_tokenizer(model)
+        methods = MULTITOKEN["methods"][kind]
+        halves = [
+            cost.multitoken_costs(
+                part, templates, facts, methods, kind, tokenizer, MULTITOKEN["max_masks"], MULTITOKEN["max_new_tokens"]
+            )
+            for part, templates in ((train, every), (test, first))
+        ]
+        for method in methods:
+            counted = [half[method] for half in halves]
             total = cost.MethodCost(
                 sum(c.pairs for c in counted),
                 sum(c.rows for c in counted),

@@ -42,9 +42,10 @@ def normalize_answer(text: str) -> str:
 
 def gold_forms(gold: str, aliases: Iterable[str] | None = None) -> set[str]:
     """The normalised forms a prediction is compared with: the gold and every alias, each also
-    without a final "." (X-FACTR); the empty form left out."""
+    without a final "." (X-FACTR); the empty form left out. ``aliases``: any iterable (a Parquet
+    list column gives NumPy arrays, whose truth value is not defined)."""
     forms = set()
-    for answer in [gold, *(aliases or [])]:
+    for answer in [gold, *(aliases if aliases is not None else ())]:
         if answer is None:
             continue
         for variant in (answer, answer.rstrip()[:-1] if answer.rstrip().endswith(".") else answer):

@@ -151,60 +151,65 @@ class MethodCost:
         return text + (f", {self.tokens:,} tokens" if self.tokens is not None else " (tokens: no tokenizer yet)")
 
 
-def multitoken_cost(
+def multitoken_costs(
     part: pd.DataFrame,
     templates: pd.DataFrame,
     facts: pd.DataFrame,
-    method: str,
+    methods: list[str],
     kind: str,
     tokenizer=None,
     max_masks: int = 5,
     max_new_tokens: int = 16,
-) -> MethodCost:
-    """What ``method`` costs on the facts ``part`` asked with ``templates`` (relation, template)
-    of their relation, a relation's candidate set being its distinct objects in ``facts`` (both
-    halves): ``statement`` as the LPAQA statement score above (a masked model's tokens are its PLL
-    copies', a causal model's those after prefix sharing); ``mlama`` one row per pair and distinct
-    candidate length k (the prompt with k masks); ``independent`` M rows a pair (1..M masks, one
-    pass), ``order`` and ``confidence`` m passes for m masks; ``generate`` at most
+) -> dict[str, MethodCost]:
+    """What each of ``methods`` costs on the facts ``part`` asked with ``templates`` (relation,
+    template) of their relation, a relation's candidate set being its distinct objects in ``facts``
+    (both halves): ``statement`` as the LPAQA statement score above (a masked model's tokens are
+    its PLL copies', a causal model's those after prefix sharing); ``mlama`` one row per pair and
+    distinct candidate length k (the prompt with k masks); ``independent`` M rows a pair (1..M
+    masks, one pass), ``order`` and ``confidence`` m passes for m masks; ``generate`` at most
     ``max_new_tokens`` passes a pair, each over the prefix and what was generated (no key/value
-    cache), so generation's figures are upper bounds."""
+    cache), so generation's figures are upper bounds. The prompts are tokenized once for all the
+    methods."""
     from .probe import candidate_sets, next_token_prefix
 
     sets = candidate_sets(facts)
-    if method == "statement":
-        counted = cost(part, templates, "statement", kind, tokenizer, sets)
-        return MethodCost(counted.pairs, counted.inputs, counted.shared_tokens or counted.tokens)
     asked = pairs_of(part, templates)
-    n = len(asked)
-    filled = [t.replace(SUBJECT, s.strip()) for t, s in zip(asked["template"], asked["sub_label"])]
-    if method == "generate":
-        rows = n * max_new_tokens
-        if tokenizer is None:
-            return MethodCost(n, rows, None)
-        prefixes = [next_token_prefix(t, s) for t, s in zip(asked["template"], asked["sub_label"])]
-        lengths = np.array([1 + len(ids) for ids in tokenizer(prefixes, add_special_tokens=False)["input_ids"]])
-        steps = np.arange(max_new_tokens)
-        return MethodCost(n, rows, int((lengths[:, None] + steps[None, :]).sum()))
-    if tokenizer is not None:
-        one_mask = [f.replace(OBJECT, tokenizer.mask_token) for f in filled]
+    n, costs = len(asked), {}
+    counted = tokenizer is not None
+    if counted and set(methods) & {"mlama", "independent", "order", "confidence"}:
+        # the prompt with the subject in [X] and one mask in [Y], special tokens included
+        one_mask = [
+            t.replace(SUBJECT, s.strip()).replace(OBJECT, tokenizer.mask_token)
+            for t, s in zip(asked["template"], asked["sub_label"])
+        ]
         length = np.array([len(ids) for ids in tokenizer(one_mask)["input_ids"]], dtype=np.int64)
-    if method == "mlama":
-        if tokenizer is None:
-            ks = {r: {1} for r in sets}  # unknown without a tokenizer: one row a pair at least
-        else:
-            labels = sorted({label for labels in sets.values() for label in labels})
-            spaced = tokenizer([" " + label for label in labels], add_special_tokens=False)["input_ids"]
-            size = dict(zip(labels, map(len, spaced)))
-            ks = {r: {size[label] for label in labels} for r, labels in sets.items()}
-        per_pair = [sorted(ks.get(r, ())) for r in asked["relation"]]
-        rows = sum(len(k) for k in per_pair)
-        if tokenizer is None:
-            return MethodCost(n, rows, None)
-        return MethodCost(n, rows, int(sum(sum(base + k - 1 for k in ks_) for base, ks_ in zip(length, per_pair))))
     masks = np.arange(1, max_masks + 1)
-    passes = np.ones_like(masks) if method == "independent" else masks
-    rows = int(n * passes.sum())
-    if tokenizer is None:
-        return MethodCost(n, rows, None)
-    return MethodCost(n, rows, int(((length[:, None] + masks[None, :] - 1) * passes[None, :]).sum()))
+    for method in methods:
+        if method == "statement":
+            statement = cost(part, templates, "statement", kind, tokenizer, sets)
+            costs[method] = MethodCost(statement.pairs, statement.inputs, statement.shared_tokens or statement.tokens)
+        elif method == "generate":
+            tokens = None
+            if counted:
+                prefixes = [next_token_prefix(t, s) for t, s in zip(asked["template"], asked["sub_label"])]
+                prefix = np.array([1 + len(ids) for ids in tokenizer(prefixes, add_special_tokens=False)["input_ids"]])
+                tokens = int((prefix[:, None] + np.arange(max_new_tokens)[None, :]).sum())
+            costs[method] = MethodCost(n, n * max_new_tokens, tokens)
+        elif method == "mlama":
+            if counted:
+                labels = sorted({label for labels in sets.values() for label in labels})
+                spaced = tokenizer([" " + label for label in labels], add_special_tokens=False)["input_ids"]
+                size = dict(zip(labels, map(len, spaced)))
+                ks = {r: {size[label] for label in labels} for r, labels in sets.items()}
+            else:
+                ks = {r: {1} for r in sets}  # unknown without a tokenizer: one row a pair at least
+            per_pair = [sorted(ks.get(r, ())) for r in asked["relation"]]
+            tokens = (
+                int(sum(sum(base + k - 1 for k in ks_) for base, ks_ in zip(length, per_pair))) if counted else None
+            )
+            costs[method] = MethodCost(n, sum(len(k) for k in per_pair), tokens)
+        else:  # open decoding: independent, order, confidence
+            passes = np.ones_like(masks) if method == "independent" else masks
+            tokens = int(((length[:, None] + masks[None, :] - 1) * passes[None, :]).sum()) if counted else None
+            costs[method] = MethodCost(n, int(n * passes.sum()), tokens)
+    return costs

@@ -15,7 +15,6 @@ import logging
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from ..config import schema_defaults
@@ -23,7 +22,6 @@ from ..contracts import MULTITOKEN_FACTS, OBJECT_TOKENS
 from ..io import INVALID_UTF8, KnowprobeError, lenient, read_jsonl_lenient
 from ..vocab import word_initial_ids
 from . import trex_train
-from .trex_train import relation_seed
 
 log = logging.getLogger(__name__)
 
@@ -147,8 +145,8 @@ def read_xfactr(
                 continue
             seen.add(pair)
             kept.append(record)
-        if len(kept) > per_relation:
-            picked = np.sort(relation_seed(seed, relation).choice(len(kept), size=per_relation, replace=False))
+        picked = trex_train.draw(len(kept), per_relation, seed, relation)  # T-REx-train's draw
+        if picked is not None:
             counts["not_sampled"] += len(kept) - per_relation
             kept = [kept[i] for i in picked]
         rows += [

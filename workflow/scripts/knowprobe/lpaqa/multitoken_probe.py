@@ -48,7 +48,6 @@ METHODS = {
     "masked": ("statement", "mlama", "independent", "order", "confidence"),
     "causal": ("statement", "generate"),
 }
-CLOSED = ("statement", "mlama")  # the methods that rank the relation's candidate set
 # what each method's answer is chosen from and by, as the rows and tables state it
 DEFINITIONS = {
     "statement": "closed: the relation's distinct objects (C_r), ranked by the statement score (ties: first)",
@@ -185,9 +184,7 @@ def ask(scorer, method: str, pairs: pd.DataFrame, sets: dict[str, list[str]], se
 def judge(pairs: pd.DataFrame, answers: pd.DataFrame) -> pd.DataFrame:
     """``answers`` with ``correct_exact`` and ``correct_substring`` against each pair's gold
     label and its aliases (``knowprobe.answers``)."""
-    # aliases arrive as NumPy arrays from Parquet: made lists, whose truth value is defined
-    aliases = [list(a) if a is not None else [] for a in pairs["obj_aliases"]]
-    gold = list(zip(answers["prediction"], pairs["obj_label"], aliases))
+    gold = list(zip(answers["prediction"], pairs["obj_label"], pairs["obj_aliases"]))
     return answers.assign(
         correct_exact=[matches_exact(p, g, a) for p, g, a in gold],
         correct_substring=[matches_substring(p, g, a) for p, g, a in gold],
@@ -205,14 +202,18 @@ def select(train: pd.DataFrame, prompt_sets: dict[str, pd.DataFrame]) -> pd.Data
     """Top-1 per prompt set, method and relation (``multitoken_selection``): the template with the
     best exact-match accuracy on the relation's train facts, ties to the set's rank then its order
     (``prompt_rank.prompt_order``); a relation without train facts keeps its set's best-ranked."""
+    # each (relation, method)'s correctness [template, fact], whichever sets' templates read it
+    grids = {
+        key: asked.pivot_table(index="template", columns="fact_id", values="correct_exact", aggfunc="first")
+        for key, asked in train.groupby(["relation", "method"], sort=False)
+    }
+    methods = list(dict.fromkeys(train["method"]))
     rows = []
     for name, prompts in prompt_sets.items():
         for relation, templates in set_templates(prompts).groupby("relation", sort=True):
-            for method, asked in train[train["relation"] == relation].groupby("method", sort=False):
-                correct = asked.pivot_table(
-                    index="template", columns="fact_id", values="correct_exact", aggfunc="first"
-                )
-                correct = correct.reindex(templates["template"]).fillna(False).to_numpy(dtype=bool)
+            for method in (m for m in methods if (relation, m) in grids):
+                grid = grids[relation, method].reindex(templates["template"])
+                correct = grid.fillna(False).to_numpy(dtype=bool)
                 order = prompt_order(correct, templates["rank"].to_numpy())
                 best = order[0]
                 rows.append(
@@ -276,8 +277,8 @@ def probe(
             }
         )
 
-    asked_train = [asked("train", pair(train, templates), method) for method in methods]
-    train_rows = pd.concat(asked_train, ignore_index=True)
+    train_pairs = pair(train, templates)
+    train_rows = pd.concat([asked("train", train_pairs, method) for method in methods], ignore_index=True)
     selection = select(train_rows, prompt_sets)
     asked_test = []
     for method in methods:

@@ -41,6 +41,27 @@ def relation_seed(seed: int, relation: str) -> np.random.Generator:
     return np.random.default_rng([seed, int(relation.lstrip("P"))])
 
 
+def draw(n: int, per_relation: int, seed: int, relation: str) -> np.ndarray | None:
+    """The positions, ascending, of a relation's seeded draw of ``per_relation`` of its ``n``
+    pairs; None where all ``n`` are kept."""
+    if n <= per_relation:
+        return None
+    return np.sort(relation_seed(seed, relation).choice(n, size=per_relation, replace=False))
+
+
+def wikidata_datasets(claims, entities):
+    """The Wikidata stage's claims and entities tables, checked against their contracts, as
+    ``pyarrow.dataset`` datasets: streamed, so that a full dump's tables are never all in memory
+    (issue 30)."""
+    import pyarrow.dataset as ds
+
+    from ..contracts import CLAIMS, ENTITIES, check
+
+    check(claims, CLAIMS)
+    check(entities, ENTITIES)
+    return ds.dataset(claims), ds.dataset(entities)
+
+
 def build(
     claims: pd.DataFrame,
     entities: pd.DataFrame,
@@ -143,8 +164,8 @@ def build_from(
             [("s", "ascending"), ("o", "ascending")],
         ).to_numpy()
         subjects, objects = subjects[order], objects[order]
-        if len(subjects) > per_relation:
-            picked = np.sort(relation_seed(seed, relation).choice(len(subjects), size=per_relation, replace=False))
+        picked = draw(len(subjects), per_relation, seed, relation)
+        if picked is not None:
             counts["not_sampled"] = len(subjects) - per_relation
             subjects, objects = subjects[picked], objects[picked]
         chosen[relation] = (subjects, objects)
