@@ -250,6 +250,33 @@ def test_the_last_layers_feed_forward_runs_at_the_read_positions_only(tiny_model
     assert layers[-1] is last
 
 
+@pytest.mark.parametrize("side", SIDES)
+@pytest.mark.parametrize("index", range(5), ids=["bert", "distilbert", "albert", "electra", "roberta"])
+def test_the_last_layer_at_several_positions_of_a_row_gives_the_full_forwards_states(tiny_models, index, side):
+    """Open decoding and the mLAMA score read several masks of a row, and some rows not at all:
+    the states at every (row, position) pair read, a row repeated, equal the full forward's."""
+    from knowprobe.scoring.final_layer import final_layer_at
+
+    _, model, tokenizer = tiny_models[index]
+    scorer = MaskedLM(model, tokenizer, SMALL_BATCHES, padding_side=side)
+    mask = tokenizer.mask_token
+    sequences = [
+        tokenizer(f"{p} {mask} {mask} {mask} .")["input_ids"] if i != 1 else tokenizer(f"{p} {mask} .")["input_ids"]
+        for i, (p, _) in enumerate(PAIRS[:3])
+    ]
+    batch = scorer.pad(sequences)
+    pairs = [(0, 1), (0, 3), (0, 2), (2, 1), (2, 3)]  # (row, mask of the row); row 1 unread
+    masks = [[p for p, t in enumerate(s) if t == tokenizer.mask_token_id] for s in sequences]
+    rows = torch.tensor([r for r, _ in pairs])
+    at = torch.tensor([int(batch.starts[r]) + masks[r][k - 1] for r, k in pairs])
+    with torch.inference_mode(), final_layer_at(scorer.final_layer, rows, at):
+        states = scorer.hidden_states(batch)[rows, at]
+    for got, (r, k) in zip(states, pairs):
+        with torch.inference_mode():
+            full = model.base_model(input_ids=torch.tensor([sequences[r]]))[0][0, masks[r][k - 1]]
+        torch.testing.assert_close(got, full, atol=1e-5, rtol=0)
+
+
 @pytest.mark.parametrize("groups", [(3, 1, 1), (4, 2, 2), (6, 3, 1)], ids=["one group", "2x2", "3 groups"])
 def test_albert_layer_groups_compute_their_last_run_at_the_read_positions(wordpiece_tokenizer, groups):
     """ALBERT's layers are shared within groups (and a group may hold several): whatever the

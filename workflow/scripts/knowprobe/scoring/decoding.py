@@ -78,15 +78,12 @@ def excluded_ids(tokenizer) -> torch.Tensor:
 
 
 @torch.inference_mode()
-def logits_at_pairs(scorer: MaskedLM, batch: Padded, rows: torch.Tensor, at: torch.Tensor, one_per_row: bool):
+def logits_at_pairs(scorer: MaskedLM, batch: Padded, rows: torch.Tensor, at: torch.Tensor):
     """Vocabulary logits (float32) at (row, position) pairs of a padded batch: the encoder once,
-    the LM head only there (with one position per row, the last layer too: ``final_layer_at``)."""
+    its last layer and the LM head only there (``final_layer_at``)."""
     if scorer.head is None:
         return scorer.full_logits(batch)[rows, at].float()
-    if one_per_row:
-        with final_layer_at(scorer.final_layer, rows, at):
-            states = scorer.hidden_states(batch)[rows, at]
-    else:
+    with final_layer_at(scorer.final_layer, rows, at):
         states = scorer.hidden_states(batch)[rows, at]
     return scorer.slot_logits(states).float()
 
@@ -123,7 +120,7 @@ def decode_rows(
             slot = open_slots.to(torch.int8).argmax(dim=1)
         else:  # every unfilled mask
             rows, slot = torch.nonzero(open_slots, as_tuple=True)
-        logits = logits_at_pairs(scorer, sub, rows, positions[active][rows, slot], method == "order")
+        logits = logits_at_pairs(scorer, sub, rows, positions[active][rows, slot])
         logprobs = torch.log_softmax(logits, dim=-1)
         choice = logprobs.index_fill(1, excluded, float("-inf")).argmax(dim=1)  # ties: lowest id
         value = logprobs.gather(1, choice[:, None])[:, 0]
@@ -327,7 +324,7 @@ def mlama_scores(scorer: MaskedLM, prompts: Sequence[str], candidates) -> MlamaS
         rows_t = scorer.to_device(local)
         at_t = scorer.to_device(batch.starts[local] + first[read[mine, 0]] + read[mine, 1])
         pairs, inverse = torch.unique(torch.stack([rows_t, at_t]), dim=1, return_inverse=True)
-        logprobs = torch.log_softmax(logits_at_pairs(scorer, batch, pairs[0], pairs[1], False), dim=-1)
+        logprobs = torch.log_softmax(logits_at_pairs(scorer, batch, pairs[0], pairs[1]), dim=-1)
         values[mine] = logprobs[inverse, scorer.to_device(read[mine, 2])].cpu().numpy()
 
     lengths = np.fromiter((len(s) for s in sequences), dtype=np.int64, count=len(sequences))

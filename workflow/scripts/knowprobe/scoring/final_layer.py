@@ -2,12 +2,14 @@
 
 Every part of a transformer layer except attention works on each position alone, and attention
 needs every position only for its keys and values. A masked LM's scores read one position of
-each sequence (the mask of LAMA's probe, the masked token of a pseudo-log-likelihood copy), so
-in the last layer the query, the attention's output projection and the feed-forward block need
-to run there only: for L tokens that leaves 2 of the last layer's 12 hidden² products per token
-at the other L - 1 positions. With L = 12 that is 6% of BERT-base's encoder (12 layers), 3% of
-BERT-large's (24) and 13% of a 6-layer model's. The result is the full forward's at the read
-positions (to float rounding: the products run over other shapes).
+each sequence (the mask of LAMA's probe, the masked token of a pseudo-log-likelihood copy) or a
+few (the masks of open decoding and of the mLAMA score), so in the last layer the query, the
+attention's output projection and the feed-forward block need to run there only: for L tokens
+that leaves 2 of the last layer's 12 hidden² products per token at the other positions. With one
+read of L = 12 that is 6% of BERT-base's encoder (12 layers), 3% of BERT-large's (24) and 13% of
+a 6-layer model's. The result is the full forward's at the read positions (to float rounding: the
+products run over other shapes). A row read at several positions gives each its own query, and
+the attention reads that row's keys and values.
 
 Known for the families whose layers are BERT's (BERT, RoBERTa, XLM-R, CamemBERT, ELECTRA),
 DistilBERT's and ALBERT's (whose layers are one module run again and again: its last run is the
@@ -43,16 +45,19 @@ class FinalLayer:
 
 
 def attend_at(attention, query, key, value, hidden, mask, rows, at) -> torch.Tensor:
-    """Self-attention's output (before its output projection) at one position per row: the query
-    there, keys and values everywhere; ``mask`` is the model's [rows, 1, L, L] (boolean or
-    additive) or None."""
+    """Self-attention's output (before its output projection) at the (row, position) pairs
+    ``rows``, ``at`` (a row may come several times): the query there, keys and values everywhere;
+    ``mask`` is the model's [rows, 1, L, L] (boolean or additive) or None."""
     size = attention.attention_head_size
     q = query(hidden[rows, at]).view(len(rows), -1, 1, size)
     k = key(hidden).view(*hidden.shape[:2], -1, size).transpose(1, 2)
     v = value(hidden).view(*hidden.shape[:2], -1, size).transpose(1, 2)
-    if mask is not None and mask.shape[2] != 1:
-        mask = mask.expand(len(rows), -1, -1, -1)  # a mask shared by the batch may come as [1, 1, L, L]
-        mask = mask[rows, :, at][:, :, None, :]  # the query row's mask: [rows, 1, 1, L]
+    if len(rows) != len(hidden) or not torch.equal(rows, torch.arange(len(hidden), device=rows.device)):
+        k, v = k[rows], v[rows]  # each pair's own row's keys and values (projected once a row)
+    if mask is not None:
+        mask = mask.expand(len(hidden), -1, -1, -1)  # a mask shared by the batch may come as [1, 1, ., L]
+        # the query's row of the mask: [pairs, 1, 1, L]
+        mask = mask[rows, :, at][:, :, None, :] if mask.shape[2] != 1 else mask[rows]
     out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=getattr(attention, "scaling", size**-0.5))
     return out.reshape(len(rows), -1)
 
