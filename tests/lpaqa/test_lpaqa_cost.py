@@ -71,3 +71,28 @@ def test_mask_cost_counts_distinct_inputs(wordpiece_tokenizer):
         for t, s in cost.pairs_of(FACTS, PROMPTS)[["template", "sub_label"]].values
     }
     assert got.tokens == sum(len(wordpiece_tokenizer(text)["input_ids"]) for text in filled)
+
+
+def test_statement_cost_counts_an_input_several_parts_share_once(tiny_causal_models):
+    """A (prompt, subject, C_r) that two parts ask for (a prompt in two prompt sets on one split)
+    and a subject with two facts in a relation (an N-M relation) are scored once by the probe
+    (probe.probe_statements), and so counted once; a part on other facts has another C_r."""
+    _, _, tokenizer = tiny_causal_models[0]
+    alone = cost.cost(FACTS, PROMPTS, "statement", "causal", tokenizer)
+    other = PROMPTS.iloc[[0]].assign(template="[X] is ruled from [Y] .")
+    both = pd.concat([PROMPTS, other], ignore_index=True)
+    run = cost.run_cost([(FACTS, PROMPTS), (FACTS, both)], "statement", "causal", tokenizer)
+    extra = cost.cost(FACTS, other, "statement", "causal", tokenizer)
+    assert run.pairs == 8 + 8 + 3  # every pair asked for
+    assert (run.inputs, run.tokens, run.shared_tokens) == (
+        alone.inputs + extra.inputs,
+        alone.tokens + extra.tokens,
+        alone.shared_tokens + extra.shared_tokens,
+    )
+    fewer = FACTS.iloc[[0, 1, 3, 4]]  # both C_r as before (Berlin, Paris; Florence, Salzburg): nothing new
+    assert cost.run_cost([(FACTS, PROMPTS), (fewer, PROMPTS)], "statement", "causal", tokenizer).inputs == 16
+    smaller = FACTS.iloc[[0, 3, 4]]  # P1's C_r is {Paris} now: France's 2 prompts x 1 candidate again
+    assert cost.run_cost([(FACTS, PROMPTS), (smaller, PROMPTS)], "statement", "causal", tokenizer).inputs == 16 + 2
+    twice = pd.concat([FACTS, FACTS.iloc[[0]].assign(fact_id="a2", obj_label="Berlin")])  # France: 2 P1 facts
+    doubled = cost.cost(twice, PROMPTS, "statement", "causal", tokenizer)
+    assert doubled.pairs == 10 and doubled.inputs == alone.inputs

@@ -353,6 +353,38 @@ def test_statement_probe_ranks_each_relations_candidate_set(tiny_bert, wordpiece
     )
 
 
+def test_statements_that_several_parts_ask_for_are_scored_once(tiny_causal_models, monkeypatch):
+    """A (template, subject, C_r) in two parts (the same prompt in two prompt sets on one split) is
+    scored for the first part only; a part on other facts (another C_r) scores its own; every
+    part's table and scores are the ones it gives probed alone."""
+    _, model, tokenizer = tiny_causal_models[0]
+    scorer = CausalLM(model, tokenizer, ScoringSettings(device="cpu", batch_size=8))
+    facts, prompts = statement_benchmark(tokenizer)
+    other = prompts.assign(template=prompts["template"].str.replace(" .", " , they say .", regex=False))
+    parts = {
+        "first": (facts, prompts),
+        "both": (facts, pd.concat([prompts, other], ignore_index=True)),
+        "fewer_facts": (facts.iloc[[0, 1, 2, 5, 6]], prompts),
+    }
+    asked = []
+    statement_logprob = scorer.statement_logprob
+    monkeypatch.setattr(
+        scorer, "statement_logprob", lambda texts, **kw: asked.append(len(texts)) or statement_logprob(texts, **kw)
+    )
+    together = {name: (table, scores) for name, table, scores in probe.probe_statements(parts, scorer, top_k=3)}
+    monkeypatch.undo()
+    # first: P1's 5 subjects x 2 prompts x |C_r| 5, P2's 4 subjects x 1 prompt x 3; both: only the new
+    # templates' as many again (not twice as many); fewer_facts: its own C_r (3 P1 objects, 2 P2 ones)
+    assert asked == [5 * 2 * 5 + 4 * 3] * 2 + [3 * 2 * 3 + 2 * 2]
+    for name, part in parts.items():
+        [(_, alone, alone_scores)] = probe.probe_statements({name: part}, scorer, top_k=3)
+        table, scores = together[name]
+        assert table.drop_columns(["gold_logprob", "topk_logprobs"]).equals(
+            alone.drop_columns(["gold_logprob", "topk_logprobs"])
+        ), name
+        np.testing.assert_allclose(scores.numpy(), alone_scores.numpy(), rtol=0, atol=1e-5)
+
+
 def test_a_declared_answer_space_is_the_candidate_set(tmp_path, tiny_causal_models, caplog):
     _, model, tokenizer = tiny_causal_models[0]
     scorer = CausalLM(model, tokenizer, ScoringSettings(device="cpu"))

@@ -4,7 +4,9 @@ model reads and the tokens it runs, from the facts and prompt sets the probe wil
 - ``mask``: one input per distinct (prompt, subject), the template filled with the mask token.
 - ``next_token``: one input per distinct prefix (the prompt's text before [Y], the subject filled),
   after the start token.
-- ``statement``: one statement per (fact, prompt, candidate of C_r). A causal model runs each
+- ``statement``: one statement per distinct (prompt, subject, candidate of C_r): a (prompt,
+  subject, C_r) that several facts or parts ask for is scored once (``probe.probe_statements``;
+  ``run_cost`` counts it for the first part only). A causal model runs each
   distinct statement's tokens once with the prefix the candidates share (the text before [Y])
   placed once per (prompt, subject): ``tokens after prefix sharing`` counts
   start + prefix once per pair and each candidate's answer and right context; a masked model runs
@@ -58,10 +60,12 @@ def cost(
     tokenizer=None,
     answer_spaces: dict[str, list[str]] | None = None,
     cache: dict[str, int] | None = None,
+    scored: dict | None = None,
 ) -> Cost:
     """One part's cost (the facts of a split, a prompt set) under ``score``; without a tokenizer
     only the pairs and inputs are counted. ``cache``: texts' token counts already known (parts
-    share most of their texts)."""
+    share most of their texts); ``scored``: the statement score's (prompt, subject, C_r) inputs
+    earlier parts scored, which this part does not score again (``run_cost`` passes one on)."""
     pairs = pairs_of(facts, prompts)
     cache = {} if cache is None else cache
 
@@ -97,10 +101,12 @@ def cost(
     from .probe import candidate_sets
 
     sets = candidate_sets(facts, answer_spaces)
+    asked = len(pairs)
+    pairs = distinct_statement_inputs(pairs, sets, {} if scored is None else scored)
     sizes = pairs["relation"].map({r: len(c) for r, c in sets.items()}).fillna(0).to_numpy(np.int64)
     statements = int(sizes.sum())
     if tokenizer is None:
-        return Cost(len(pairs), statements, None, None)
+        return Cost(asked, statements, None, None)
 
     before = [t.split(OBJECT, 1)[0].replace(SUBJECT, s).rstrip() for t, s in zip(pairs["template"], pairs["sub_label"])]
     after = [t.split(OBJECT, 1)[1].replace(SUBJECT, s) for t, s in zip(pairs["template"], pairs["sub_label"])]
@@ -118,17 +124,29 @@ def cost(
             for label in labels:
                 length = prefix[rows] + answer_of[" " + label] + suffix[rows] + 1
                 total += int(((length - 2) * length).sum())
-        return Cost(len(pairs), statements, total, None)
+        return Cost(asked, statements, total, None)
     # each statement's last token predicts nothing and is not placed (causal.prefix_tree_rows);
     # exact where no statement of a pair is a prefix of another's
     shared = int(prefix.sum() + (sizes * suffix).sum() + answer.sum()) - statements
-    return Cost(len(pairs), statements, whole, shared)
+    return Cost(asked, statements, whole, shared)
+
+
+def distinct_statement_inputs(pairs: pd.DataFrame, sets: dict[str, list[str]], scored: dict) -> pd.DataFrame:
+    """The pairs whose (prompt, subject, C_r) no earlier pair (of this part, or of the parts
+    ``scored`` holds) has, each once; ``scored`` gains them (``{"sets": {labels: id}, "inputs":
+    set}``)."""
+    set_ids, done = scored.setdefault("sets", {}), scored.setdefault("inputs", set())
+    ids = {relation: set_ids.setdefault(tuple(labels), len(set_ids)) for relation, labels in sets.items()}
+    keys = zip(pairs["template"], pairs["sub_label"], pairs["relation"].map(ids))
+    new = [key not in done and not done.add(key) for key in keys]  # add() returns None: first sight only
+    return pairs[np.array(new, dtype=bool)]
 
 
 def run_cost(parts: list[tuple[pd.DataFrame, pd.DataFrame]], score: str, kind: str, tokenizer=None, answer_spaces=None):
-    """The sum of ``cost`` over a run's parts (``(facts, prompts)`` of each prompt set and split)."""
-    cache = {}
-    costs = [cost(facts, prompts, score, kind, tokenizer, answer_spaces, cache) for facts, prompts in parts]
+    """The sum of ``cost`` over a run's parts (``(facts, prompts)`` of each prompt set and split),
+    a statement input several parts share counted once, as the probe scores it."""
+    cache, scored = {}, {}
+    costs = [cost(facts, prompts, score, kind, tokenizer, answer_spaces, cache, scored) for facts, prompts in parts]
     tokens = None if tokenizer is None else sum(c.tokens for c in costs)
     shared = (
         None if tokenizer is None or score != "statement" or kind == "masked" else sum(c.shared_tokens for c in costs)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections import Counter
 from collections.abc import Iterator
 
 import numpy as np
@@ -301,24 +302,44 @@ def probe_statements(
     part its name, a table of the ``probe`` contract (``obj_token_id`` and ``topk_ids`` are
     columns of C_r, log-probs the normalised ℓ = s - logsumexp over C_r) and its rows' statement
     scores s [rows, max |C_r|] (float64, NaN past a relation's |C_r|), which the selection stage
-    ranks by (``statement_logprobs``)."""
+    ranks by (``statement_logprobs``).
+
+    A (template, subject, C_r) that several parts ask for (a prompt in two prompt sets, e.g. the
+    mined prompts in Mine, Mine-mid and Mine+Man, on the same split) is scored once: its scores are
+    kept for the later parts that need them and dropped after the last."""
+    planned = {}
     for name, (facts, prompts) in parts.items():
         facts = in_answer_space(name, facts, answer_spaces)
         pairs = pair_facts_with_prompts(facts, prompts)
+        sets = candidate_sets(pairs.drop_duplicates("fact_id"), answer_spaces) if not pairs.empty else {}
+        planned[name] = (pairs, sets)
+    set_ids: dict[tuple[str, ...], int] = {}  # each distinct candidate set, by its labels
+
+    def keys_of(pairs: pd.DataFrame, sets: dict[str, list[str]]) -> list[tuple[str, str, int]]:
+        ids = {relation: set_ids.setdefault(tuple(labels), len(set_ids)) for relation, labels in sets.items()}
+        return list(zip(pairs["template"], pairs["sub_label"], pairs["relation"].map(ids)))
+
+    keys = {name: keys_of(pairs, sets) for name, (pairs, sets) in planned.items()}
+    uses = Counter(key for part_keys in keys.values() for key in set(part_keys))
+    kept: dict[tuple[str, str, int], np.ndarray] = {}  # scores that a later part asks for again
+    for name in list(planned):
+        pairs, sets = planned.pop(name)
         if pairs.empty:
             log.warning("%s: no (fact, prompt) pair to probe; the outputs are empty", name)
             yield name, to_table(pa.table({column: [] for column in PROBE.columns}), PROBE), torch.empty((0, 0))
             continue
-        sets = candidate_sets(pairs.drop_duplicates("fact_id"), answer_spaces)
+        part_keys = keys.pop(name)
         width = max(len(labels) for labels in sets.values())
         sizes = pairs["relation"].map({relation: len(labels) for relation, labels in sets.items()}).to_numpy()
+        new = list(dict.fromkeys(key for key in part_keys if key not in kept))
+        labels_of = {set_id: list(labels) for labels, set_id in set_ids.items()}
         statements = [
             fill_statement(template, subject, label).text
-            for template, subject, relation in zip(pairs["template"], pairs["sub_label"], pairs["relation"])
-            for label in sets[relation]
+            for template, subject, set_id in new
+            for label in labels_of[set_id]
         ]
         log.info(
-            "%s: %d (fact, prompt) pairs, %d statements (|C_r| %d to %d, %d relations), %s model",
+            "%s: %d (fact, prompt) pairs, %d statements (|C_r| %d to %d, %d relations), %s model%s",
             name,
             len(pairs),
             len(statements),
@@ -326,16 +347,24 @@ def probe_statements(
             int(sizes.max()),
             len(sets),
             scorer.kind,
+            f"; {len(set(part_keys)) - len(new)} of {len(set(part_keys))} (template, subject) inputs scored for an "
+            "earlier part"
+            if len(new) < len(set(part_keys))
+            else "",
         )
-        flat = scorer.statement_logprob(statements, pll=pll)
+        flat = scorer.statement_logprob(statements, pll=pll) if statements else np.zeros(0)
         del statements
+        found = dict(kept)
+        offset = 0
+        for key in new:
+            found[key] = flat[offset : offset + len(labels_of[key[2]])]
+            offset += len(labels_of[key[2]])
         scores = np.full((len(pairs), width), np.nan)
-        offsets = np.concatenate([[0], np.cumsum(sizes)])
         gold, best, top_ids, top_values = [], [], [], []
         k = min(top_k, width)
-        for row, relation in enumerate(pairs["relation"]):
+        for row, (relation, key) in enumerate(zip(pairs["relation"], part_keys)):
             labels = sets[relation]
-            values = flat[offsets[row] : offsets[row + 1]]
+            values = found[key]
             scores[row, : len(labels)] = values
             ell = normalised(values[None])[0]
             column = labels.index(pairs["obj_label"].iat[row])
@@ -345,6 +374,13 @@ def probe_statements(
             chosen = order[:k]
             top_ids.append(np.pad(chosen, (0, k - len(chosen)), constant_values=-1))
             top_values.append(np.pad(ell[chosen], (0, k - len(chosen)), constant_values=np.nan))
+        for key in set(part_keys):  # keep what a later part asks for, drop the rest
+            uses[key] -= 1
+            if uses[key]:
+                kept[key] = found[key]
+            else:
+                kept.pop(key, None)
+        del found
         columns, gold_logprobs, ranks = (np.array(values) for values in zip(*gold))
         table = pa.Table.from_pandas(
             pairs.assign(obj_token_id=columns.astype(np.int64))[list(PROBE.columns[:9])], preserve_index=False
