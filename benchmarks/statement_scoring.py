@@ -28,7 +28,9 @@ lm-pub-quiz runs as its README calls it: ``Evaluator.from_model(model, model_typ
 (causal: ``ensure_bos_token_added=True``, its default; masked: ``pll_metric`` as ``--pll``).
 knowprobe fills the same statements (``knowprobe.statements.fill_statement``) and scores them in
 one call of ``statement_logprob`` (each distinct statement once; a causal model's statements in
-packed rows sharing their token prefixes; the LM head only where a score is read). Each side runs
+packed rows sharing their token prefixes; the LM head only where a score is read) on its own copy
+of the model as ``scoring.load`` prepares it (GPT-2's GELU in PyTorch's fused kernel,
+``scoring.kernels``; lm-pub-quiz's model keeps transformers' own). Each side runs
 once untimed, then ``--repeats`` rounds in which each runs once in turn; each side's best run
 counts. Printed: statements per second of each, the ratio, the ratio of the CPU time each used
 (the fairer figure on a shared machine, where another process's load stretches wall time), and
@@ -58,7 +60,7 @@ sys.path.insert(0, str(ROOT / "workflow" / "scripts"))
 
 from _models import BERT_BASE_CASED_VOCAB  # noqa: E402
 
-from knowprobe.scoring import CausalLM, MaskedLM, ScoringSettings  # noqa: E402
+from knowprobe.scoring import CausalLM, MaskedLM, ScoringSettings, fuse_activations  # noqa: E402
 from knowprobe.statements import fill_statement  # noqa: E402
 
 GPT2_VOCAB = 50_257
@@ -310,7 +312,9 @@ def main() -> None:
             words = sum(len(text.split()) for text in texts)
             pieces = sum(len(ids) for ids in tokenizer(texts, add_special_tokens=False)["input_ids"])
             model = model.to(args.device)
-            ours = model if args.dtype == "float32" else copy.deepcopy(model).to(getattr(torch, args.dtype))
+            # knowprobe's side: its own copy, as scoring.load makes it (fused GELU), in its precision
+            ours = copy.deepcopy(model).to(getattr(torch, args.dtype))
+            fuse_activations(ours)
             settings = ScoringSettings(device=args.device, dtype=args.dtype)
             scorer = CausalLM(ours, tokenizer, settings) if kind == "causal" else MaskedLM(ours, tokenizer, settings)
             print(

@@ -699,9 +699,56 @@ def test_load_gives_the_scorer_of_the_declared_kind(tmp_path, tiny_bert, wordpie
     gpt2_tokenizer.save_pretrained(tmp_path / "gpt2")
     settings = ScoringSettings(device="cpu")
     assert isinstance(scoring.load(tmp_path / "bert", "masked", settings), MaskedLM)
-    assert isinstance(scoring.load(tmp_path / "gpt2", "causal", settings), CausalLM)
+    causal_scorer = scoring.load(tmp_path / "gpt2", "causal", settings)
+    assert isinstance(causal_scorer, CausalLM)
+    # GPT-2's written-out GELU runs as PyTorch's fused kernel (scoring.kernels)
+    activations = [type(m).__name__ for m in causal_scorer.model.modules() if "GELU" in type(m).__name__]
+    assert activations == ["FusedTanhGELU"] * gpt2.config.n_layer
     with pytest.raises(KnowprobeError, match="no mask token, but the config says kind: masked"):
         scoring.load(tmp_path / "gpt2", "masked", settings)
+
+
+@pytest.mark.parametrize("family", ["gpt2", "gpt_neo", "gptj", "bert"])
+def test_fused_activations_compute_the_same_function(family, bpe_tokenizer):
+    """GPT-2's, GPT-Neo's and GPT-J's written-out tanh GELU replaced by PyTorch's fused kernel:
+    the logits stay the model's own within float32 rounding, in float32 and bfloat16 (where the
+    fused kernel rounds once instead of at every step); BERT's exact GELU is left alone."""
+    import copy
+
+    from transformers import (
+        BertConfig,
+        BertForMaskedLM,
+        GPT2Config,
+        GPT2LMHeadModel,
+        GPTJConfig,
+        GPTJForCausalLM,
+        GPTNeoConfig,
+        GPTNeoForCausalLM,
+    )
+
+    from knowprobe.scoring import fuse_activations
+
+    n = len(bpe_tokenizer)
+    torch.manual_seed(11)
+    model = {
+        "gpt2": lambda: GPT2LMHeadModel(GPT2Config(vocab_size=n, n_embd=32, n_layer=2, n_head=2, n_positions=64)),
+        "gpt_neo": lambda: GPTNeoForCausalLM(
+            GPTNeoConfig(vocab_size=n, hidden_size=32, num_layers=2, num_heads=2, attention_types=[[["global"], 2]])
+        ),
+        "gptj": lambda: GPTJForCausalLM(GPTJConfig(vocab_size=n, n_embd=32, n_layer=2, n_head=2, rotary_dim=8)),
+        "bert": lambda: BertForMaskedLM(
+            BertConfig(vocab_size=n, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64)
+        ),
+    }[family]().eval()
+    ids = torch.tensor([bpe_tokenizer("Paris is the capital of France .")["input_ids"]])
+    for dtype, tolerance in [(torch.float32, 1e-5), (torch.bfloat16, 0.1)]:
+        original = copy.deepcopy(model).to(dtype)
+        fused = copy.deepcopy(original)
+        assert fuse_activations(fused) == (0 if family == "bert" else 2)
+        with torch.inference_mode():
+            torch.testing.assert_close(
+                fused(input_ids=ids).logits.float(), original(input_ids=ids).logits.float(), atol=tolerance, rtol=0
+            )
 
 
 def test_dtype_and_device_choice():

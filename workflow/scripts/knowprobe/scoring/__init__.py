@@ -19,7 +19,8 @@ Multi-token answers (``decoding``): ``masked_decode`` (X-FACTR's open decoding a
 
 ``load(model_dir, kind, settings)`` gives the scorer of a model's declared kind, on the device and
 in the precision the settings choose (``knowprobe.models`` loads model files, ``knowprobe.devices``
-picks a free GPU); ``runtime`` holds the batching every scorer shares. The API follows
+picks a free GPU, ``kernels`` puts faster kernels of the same functions in); ``runtime`` holds the
+batching every scorer shares. The API follows
 lm-evaluation-harness's ``loglikelihood`` (prefix, continuation pairs) and minicons'
 ``conditional_score``; statement scores follow lm-pub-quiz (BEAR), with ``knowprobe.statements``
 filling the templates; results are plain NumPy arrays aligned with the inputs.
@@ -34,6 +35,7 @@ from ..io import KnowprobeError
 from ..models import load_model, load_tokenizer, token_ids_problem
 from .causal import CausalLM
 from .decoding import causal_generate, masked_decode, mlama_scores
+from .kernels import fuse_activations
 from .masked import MaskedLM
 from .runtime import CandidateScores, ScoringSettings
 
@@ -43,6 +45,7 @@ __all__ = [
     "MaskedLM",
     "ScoringSettings",
     "causal_generate",
+    "fuse_activations",
     "load",
     "masked_decode",
     "mlama_scores",
@@ -63,6 +66,7 @@ def load(
     if problem:
         raise KnowprobeError(f"{model_dir}: {problem}")
     model = model.to(device)
+    fuse_activations(model)  # GPT-2's GELU in one kernel (kernels.py): the same function, faster
     use_precision(model, settings.dtype, device)
     if kind == "masked":
         return MaskedLM(model, tokenizer, settings)
