@@ -12,6 +12,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+import torch
 
 from knowprobe.bear import dataset, metrics, probe, tables
 from knowprobe.scoring import CausalLM, MaskedLM
@@ -113,3 +114,29 @@ def test_accuracies_equal_lm_pub_quiz(bear_set, tiny_models, tiny_causal_models,
         assert row[f"template_{template + 1}"] == pytest.approx(their_overall[template], abs=1e-9)
     assert row["mean"] == pytest.approx(np.mean(list(their_overall.values())), abs=1e-9)
     assert row["sem"] == pytest.approx(np.std(list(their_overall.values()), ddof=1) / np.sqrt(3), abs=1e-9)
+
+
+@pytest.mark.parametrize("name", ["bert", "gpt2"])
+def test_bfloat16_with_the_recheck_chooses_float32s_answers(bear_set, tiny_models, tiny_causal_models, name):
+    """bear.scoring.dtype below float32: the scores in bfloat16, then the scoring layer's recheck
+    (every group sampled: the set has fewer than 256), so that every (instance, template) takes
+    float32's answer; the rescored rows carry float32's scores."""
+    from knowprobe.scoring import ScoringSettings
+
+    found = {n: (m, t) for n, m, t in [*tiny_models, *tiny_causal_models]}
+    model, tokenizer = found[name]
+    runner = CausalLM if name == "gpt2" else MaskedLM
+    exact_scorer = runner(model, tokenizer)
+    low_scorer = runner(copy.deepcopy(model).to(torch.bfloat16), tokenizer, ScoringSettings(dtype="bfloat16"))
+    relations, instances, _ = dataset.read_dataset(bear_set)
+    statements = probe.statements(relations, instances)
+    exact = probe.score(exact_scorer, name, statements)
+    low = probe.score(low_scorer, name, statements)
+    assert not np.allclose(low["score"], exact["score"], atol=1e-4)  # bfloat16 moved them
+    checked, report = probe.recheck(
+        low, lambda rows: probe.score(exact_scorer, name, statements.iloc[rows])["score"].to_numpy(), 0.02, 4
+    )
+    assert report.groups == report.sample == 2 * 4 * 3  # relations x instances x templates
+    np.testing.assert_allclose(checked["score"], exact["score"], rtol=0, atol=1e-5)
+    chosen = [metrics.predictions(table, instances, "first")["predicted"].tolist() for table in (checked, exact)]
+    assert chosen[0] == chosen[1]

@@ -114,5 +114,5 @@ def test_the_float32_recheck_passes_over_the_pairs_left_out():
         return low.iloc[rows].assign(acceptable_score=low["acceptable_score"].iloc[rows] + 0.001)
 
     checked, report = probe.recheck(low, rescore, share=0.02, factor=4)
-    assert 1 not in asked and report.pairs == 5 and np.isfinite(report.error)
+    assert 1 not in asked and report.groups == 5 and np.isfinite(report.error)
     assert np.isnan(checked.loc[1, "acceptable_score"])

@@ -12,6 +12,7 @@ import torch
 
 from knowprobe.comps import builder, probe
 from knowprobe.scoring import CausalLM, MaskedLM
+from knowprobe.scoring.recheck import even_sample
 
 from conftest import byte_level_tokenizer
 
@@ -166,14 +167,6 @@ def test_comps_follows_scoring_dtype_with_a_float32_recheck_by_default():
     assert probe.scoring_settings(section, "float32").batch_size == 128
 
 
-def test_recheck_sample_is_evenly_spaced_with_a_floor():
-    assert probe.recheck_sample(100, 0.02).tolist() == list(range(100))  # fewer than 256: all
-    sample = probe.recheck_sample(100_000, 0.02)
-    assert len(sample) == 2_000 and sample[0] == 0 and sample[-1] == 99_999
-    assert np.all(np.diff(sample) >= 49) and len(probe.recheck_sample(1_000, 0.02)) == 256
-    assert len(probe.recheck_sample(0, 0.02)) == 0
-
-
 def noisy_scores(pairs: int, noise: float, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
     """float32 scores of ``pairs`` pairs, many near a tie, and the same moved by at most ``noise``."""
     rng = np.random.default_rng(seed)
@@ -222,7 +215,7 @@ def test_recheck_restores_float32_decisions_rescoring_the_sample_and_the_near_pa
 def test_a_bound_too_tight_for_the_near_pairs_is_flagged():
     exact, low = noisy_scores(2_000, noise=0.001)
     # a few pairs outside the sample moved far more than any sampled pair
-    sample = set(probe.recheck_sample(2_000, 0.02).tolist())
+    sample = set(even_sample(2_000, 0.02).tolist())
     outliers = [i for i in range(2_000) if i not in sample][:5]
     low.loc[outliers, "acceptable_score"] = exact.loc[outliers, "unacceptable_score"] + 0.001
     exact.loc[outliers, "acceptable_score"] = exact.loc[outliers, "unacceptable_score"] - 0.05

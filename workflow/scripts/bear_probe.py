@@ -1,5 +1,7 @@
 """Rule bear_probe: one model's statement score of every candidate answer of every BEAR instance
-under every template, and what the tables need to know of the model (family, kind, parameters)."""
+under every template, and what the tables need to know of the model (family, kind, parameters).
+Below float32 (half precision on a GPU, or bear.scoring.dtype) the answers near a tie are rescored
+in float32 (knowprobe.bear.probe.recheck, the scoring layer's recheck)."""
 
 import json
 import time
@@ -8,7 +10,9 @@ import torch
 
 from knowprobe import contracts, scoring
 from knowprobe.bear import probe
+from knowprobe.devices import precision_name
 from knowprobe.io import atomic_path, rule_logging
+from knowprobe.scoring.recheck import below_float32, float32_scorer
 
 with rule_logging(snakemake.log[0]) as log:
     torch.set_num_threads(snakemake.threads)
@@ -17,9 +21,13 @@ with rule_logging(snakemake.log[0]) as log:
     model, kind, options = snakemake.wildcards.model, snakemake.params.kind, snakemake.params.bear_scoring
     # causal LMs: BOS before every statement, whether or not the tokenizer adds it (lm-pub-quiz's
     # ensure_bos_token_added=True)
-    scorer = scoring.load(
-        snakemake.input.model, kind, scoring.ScoringSettings(**snakemake.params.scoring), start_token=True
-    )
+    dtype = options["dtype"]
+    settings = scoring.ScoringSettings(**{**snakemake.params.scoring, **({} if dtype is None else {"dtype": dtype})})
+
+    def load(settings):
+        return scoring.load(snakemake.input.model, kind, settings, start_token=True)
+
+    scorer = load(settings)
     statements = probe.statements(relations, instances, options["capitalize"])
     log.info(
         "%s (%s): %d statements (%d relations, %d instances, their templates and answers)",
@@ -32,6 +40,27 @@ with rule_logging(snakemake.log[0]) as log:
     started = time.perf_counter()
     scores = probe.score(scorer, model, statements, options["pll"], options["conditional"])
     log.info("scored in %.1f s", time.perf_counter() - started)
+    recheck = options["recheck"]
+    if below_float32(scorer, settings) and recheck["factor"] > 0:
+        precision = precision_name(settings.dtype, next(scorer.model.parameters()).dtype)
+        log.info("%s scored in %s; rescoring in float32 the answers near a tie", model, precision)
+        del scorer  # one copy of the weights on the device at a time
+        scorer = float32_scorer(load, settings)
+        started = time.perf_counter()
+        scores, report = probe.recheck(
+            scores,
+            lambda rows: probe.score(scorer, model, statements.iloc[rows], options["pll"], options["conditional"])[
+                "score"
+            ].to_numpy(),
+            recheck["sample"],
+            recheck["factor"],
+        )
+        log.info("%s (%.1f s)", report.describe(), time.perf_counter() - started)
+        if report.bound_too_tight:
+            log.warning(
+                "a near group's scores moved by more than half the recheck's bound: groups beyond it may have "
+                "changed their answer too; raise bear.scoring.recheck.factor or score in float32 (bear.scoring.dtype)"
+            )
     contracts.write(scores, snakemake.output.scores, contracts.BEAR_SCORES)
     info = {
         "model": model,

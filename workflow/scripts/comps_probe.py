@@ -1,11 +1,10 @@
 """Rule comps_probe: one model's log p(property phrase | prefix) of both prefixes of every pair,
 and what the tables need to know of the model (family, kind, parameters). Below float32 (on a
-GPU) the pairs near a tie are rescored in float32 (knowprobe.comps.probe.recheck). A pair the
-model cannot score (too long for it, a phrase without tokens for it) is left out for this model,
-counted by reason in the log and in its rows (knowprobe.comps.probe.left_out)."""
+GPU) the pairs near a tie are rescored in float32 (knowprobe.comps.probe.recheck, the scoring
+layer's recheck). A pair the model cannot score (too long for it, a phrase without tokens for
+it) is left out for this model, counted by reason in the log and in its rows
+(knowprobe.comps.probe.left_out)."""
 
-import dataclasses
-import gc
 import json
 
 import torch
@@ -14,6 +13,7 @@ from knowprobe import contracts, scoring
 from knowprobe.comps import probe
 from knowprobe.devices import precision_name
 from knowprobe.io import atomic_path, rule_logging
+from knowprobe.scoring.recheck import below_float32, float32_scorer
 
 with rule_logging(snakemake.log[0]) as log:
     torch.set_num_threads(snakemake.threads)
@@ -36,14 +36,11 @@ with rule_logging(snakemake.log[0]) as log:
 
     scores = score(scorer, slice(None))
     recheck = snakemake.params.recheck
-    if probe.below_float32(scorer, settings) and recheck["factor"] > 0:
+    if below_float32(scorer, settings) and recheck["factor"] > 0:
         precision = precision_name(settings.dtype, next(scorer.model.parameters()).dtype)
         log.info("%s scored in %s; rescoring in float32 the pairs near a tie", model, precision)
         del scorer  # one copy of the weights on the device at a time
-        gc.collect()
-        if torch.cuda.is_available():
-            torch.cuda.empty_cache()
-        scorer = load(dataclasses.replace(settings, dtype="float32"))
+        scorer = float32_scorer(load, settings)
         scores, report = probe.recheck(scores, lambda rows: score(scorer, rows), recheck["sample"], recheck["factor"])
         log.info("%s", report.describe())
         if report.bound_too_tight:

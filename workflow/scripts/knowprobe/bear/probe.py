@@ -10,8 +10,12 @@ its candidates and scores identical statements once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
+
+from ..scoring.recheck import Recheck, recheck_groups
 
 SCORE_COLUMNS = ["model", "relation", "template", "instance", "candidate", "score"]
 
@@ -49,6 +53,21 @@ def score(
     out.insert(0, "model", model)
     out["score"] = np.asarray(values, dtype=np.float64)
     return out[SCORE_COLUMNS]
+
+
+def recheck(
+    scores: pd.DataFrame, rescore: Callable[[np.ndarray], np.ndarray], share: float, factor: float
+) -> tuple[pd.DataFrame, Recheck]:
+    """``scores`` (``SCORE_COLUMNS``, from a model below float32) with float32's scores where the
+    scoring layer's recheck asks for them (``knowprobe.scoring.recheck``): an (instance, template)
+    is a group deciding by its best answer, ties to the first in the answer space (the rows of a
+    group are in that order); ``rescore(rows)`` gives the float32 scores of the rows at those
+    positions."""
+    groups = scores.groupby(["relation", "template", "instance"], sort=False).ngroup().to_numpy()
+    checked, report = recheck_groups(
+        scores["score"].to_numpy(), groups, rescore, share, factor, decision="best", unit="(instance, template) groups"
+    )
+    return scores.assign(score=checked), report
 
 
 def cost(relations: pd.DataFrame, instances: pd.DataFrame) -> int:

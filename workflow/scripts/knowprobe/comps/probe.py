@@ -10,10 +10,11 @@ also places the tokens several distinct texts begin with ("a robin" before each 
 properties) once, each text's later tokens attending to them (``CausalLM.conditional_logprob``).
 
 Below float32 (half precision or TF32, on a GPU) a pair's two scores can swap places, for its two
-scores lie close. ``recheck`` keeps float32's decisions at about half precision's cost: it
-rescores in float32 an evenly spaced sample of the pairs, takes the largest change of a pair's
-margin (acceptable less unacceptable score) it sees there as the precision's error, and rescores
-in float32 every pair whose margin lies within ``factor`` times that error of a tie.
+scores lie close. ``recheck`` keeps float32's decisions at about half precision's cost, by the
+scoring layer's recheck (``knowprobe.scoring.recheck``, every study's): it rescores in float32 an
+evenly spaced sample of the pairs, takes the largest change of a pair's margin (acceptable less
+unacceptable score) it sees there as the precision's error, and rescores in float32 every pair
+whose margin lies within ``factor`` times that error of a tie.
 
 A pair this model cannot score (a text longer than it takes, a property phrase without a token
 of its own for its tokenizer: ``LEFT_OUT_REASONS``) is left out for this model alone: its scores
@@ -26,13 +27,12 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import torch
 
 from ..scoring import MaskedLM, ScoringSettings
+from ..scoring.recheck import Recheck, recheck_groups
 from .metrics import LEFT_OUT_REASONS
 
 log = logging.getLogger(__name__)
@@ -136,77 +136,26 @@ def score(
     )[SCORE_COLUMNS]
 
 
-def below_float32(scorer, settings: ScoringSettings) -> bool:
-    """Whether the scorer's model computes in less than float32 (weights in half precision, or
-    float32 with TF32 matrix products)."""
-    return next(scorer.model.parameters()).dtype != torch.float32 or settings.dtype == "tf32"
-
-
-# the fewest pairs whose float32 scores measure a precision's error
-RECHECK_MIN_SAMPLE = 256
-
-
-def recheck_sample(pairs: int, share: float) -> np.ndarray:
-    """Evenly spaced pairs: ``share`` of them, at least ``RECHECK_MIN_SAMPLE`` (all where fewer)."""
-    size = min(pairs, max(RECHECK_MIN_SAMPLE, int(np.ceil(share * pairs))))
-    return np.unique(np.linspace(0, pairs - 1, size).round().astype(np.int64)) if size else np.empty(0, np.int64)
-
-
-@dataclass(frozen=True)
-class Recheck:
-    """What ``recheck`` did, for the job's log."""
-
-    pairs: int
-    sample: int  # pairs rescored to measure the error
-    error: float  # the largest change of a sampled pair's margin
-    bound: float  # pairs whose margin lies within it of a tie were rescored
-    near: int  # pairs rescored for their margin (outside the sample)
-    changed_sample: int  # decisions float32 changed, in the sample
-    changed_near: int  # and among the near pairs
-    error_near: float  # the largest change of a near pair's margin
-
-    def describe(self) -> str:
-        return (
-            f"float32 recheck: {self.sample:,} of {self.pairs:,} pairs sampled, their margins moved by at most "
-            f"{self.error:.4g}; {self.near:,} more within {self.bound:.4g} of a tie rescored; float32 changed "
-            f"{self.changed_sample} decisions of the sample and {self.changed_near} of the near pairs "
-            f"(their margins moved by at most {self.error_near:.4g})"
-        )
-
-    @property
-    def bound_too_tight(self) -> bool:
-        """Near pairs whose margins moved by more than half the bound: pairs outside it may have
-        moved across a tie too."""
-        return self.error_near > self.bound / 2
-
-
 def recheck(
     scores: pd.DataFrame, rescore: Callable[[np.ndarray], pd.DataFrame], share: float, factor: float
 ) -> tuple[pd.DataFrame, Recheck]:
     """``scores`` (``SCORE_COLUMNS``, from a model below float32) with the sampled pairs and those
     within ``factor`` times the sample's largest margin error of a tie replaced by their float32
-    scores; ``rescore(rows)`` gives those of the pairs at positions ``rows``."""
+    scores (the shared ``scoring.recheck``, a pair a group of two that decides by its acceptable
+    score strictly above its unacceptable one); ``rescore(rows)`` gives those of the pairs at
+    positions ``rows``."""
     scores = scores.reset_index(drop=True)
-    margin = (scores["acceptable_score"] - scores["unacceptable_score"]).to_numpy()
-    scored = np.flatnonzero(np.isfinite(margin))  # a pair left out for the model has no margin
+    columns = ["acceptable_score", "unacceptable_score"]
+    flat = scores[columns].to_numpy(dtype=np.float64).ravel()  # a pair's two scores side by side
+
+    def rescore_scores(positions: np.ndarray) -> np.ndarray:
+        rows = np.unique(positions // 2)
+        both = rescore(rows)[columns].to_numpy(dtype=np.float64)
+        return both[np.searchsorted(rows, positions // 2), positions % 2]
+
+    checked, report = recheck_groups(
+        flat, np.arange(len(flat)) // 2, rescore_scores, share, factor, decision="first_above_rest", unit="pairs"
+    )
     out = scores.copy()
-
-    def replace(rows: np.ndarray) -> tuple[int, float]:
-        """Put the float32 scores of ``rows`` in; the decisions they change and the largest move."""
-        if not len(rows):
-            return 0, 0.0
-        exact = rescore(rows)
-        exact_margin = (exact["acceptable_score"] - exact["unacceptable_score"]).to_numpy()
-        for column in ("acceptable_score", "unacceptable_score"):
-            out.loc[rows, column] = exact[column].to_numpy()
-        changed = int(((exact_margin > 0) != (margin[rows] > 0)).sum())
-        return changed, float(np.abs(exact_margin - margin[rows]).max())
-
-    sample = scored[recheck_sample(len(scored), share)]
-    changed_sample, error = replace(sample)
-    bound = factor * error
-    # a tie counts as wrong, so a margin of exactly the bound (0 where the sample moved nothing) is near too
-    near = np.setdiff1d(scored[np.abs(margin[scored]) <= bound], sample)
-    changed_near, error_near = replace(near)
-    report = Recheck(len(scored), len(sample), error, bound, len(near), changed_sample, changed_near, error_near)
+    out[columns] = checked.reshape(-1, 2)
     return out, report
