@@ -19,6 +19,7 @@
 #                    A PyTorch already in the environment that meets TORCH_SPEC is kept.
 #   VENV             the virtual environment (default .venv); PYTHON the Python (>= 3.10) that creates it
 #   CORES            the demo's --cores (default 2)
+#   TEST_WORKERS     the test command's pytest-xdist workers (default 2; 0: the suite in one process)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -102,7 +103,10 @@ test)
     ruff format --check .
     snakefmt --check Snakefile workflow/rules
     export HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
-    say "the tests (python -m pytest -q)"
+    # two pytest-xdist workers (TEST_WORKERS), sharing one demo run (tests/conftest.py): the unit
+    # tests use one core each, the workflow tests two (TEST_WORKERS=0: one process)
+    export PYTEST_ADDOPTS="-n ${TEST_WORKERS:-2} --dist loadgroup ${PYTEST_ADDOPTS:-}"
+    say "the tests (python -m pytest -q, ${TEST_WORKERS:-2} workers)"
     python -m pytest -q "$@"
     ;;
 *)

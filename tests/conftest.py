@@ -6,8 +6,10 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -282,16 +284,116 @@ def executed_rules(result: subprocess.CompletedProcess) -> set[str]:
     return set(RULE_LINE.findall(result.stdout + result.stderr)) - {"all", "lpaqa", "stest", "comps", "bear"}
 
 
+# --- the shared demo run ------------------------------------------------------------------------
+#
+# The demo takes minutes on two cores and most workflow tests only read it, so one run serves the
+# whole session, and all its workers where pytest-xdist runs the suite in parallel (``-n 2``, as
+# ./knowprobe.sh test does). It starts in the background as soon as the tests are collected, so
+# that the tests that do not read it run meanwhile, and those that do are put last.
+# ``KNOWPROBE_TEST_DEMO=DIR`` reads a demo already run in DIR instead: a shortcut for working on
+# these tests, never used by CI.
+
+
+# runs a command, then writes its exit status to the first file (0) or the second (any other)
+RUN_AND_MARK = (
+    "import subprocess, sys; code = subprocess.call(sys.argv[3:]); "
+    "open(sys.argv[1 if code == 0 else 2], 'w').write(str(code))"
+)
+
+
+class SharedDemo:
+    """The session's demo run: a folder beside the workers' own temporary folders (the session's
+    base folder without xdist), a lock, and markers of how the run ended."""
+
+    def __init__(self, config):
+        base = Path(config._tmp_path_factory.getbasetemp())
+        self.root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+        self.project = self.root / "demo"
+        self.done, self.failed = self.root / "demo.done", self.root / "demo.failed"
+        self.process: subprocess.Popen | None = None
+
+    def lock(self):
+        from filelock import FileLock
+
+        return FileLock(str(self.root / "demo.lock"))
+
+    def start(self) -> None:
+        """Start the run unless a worker already did (or it has ended)."""
+        with self.lock():
+            if self.project.exists():
+                return
+            copy_project(self.project)
+            log = (self.root / "demo-run.log").open("w")
+            # in a session of its own, so that an interrupted worker takes it down (pytest_sessionfinish)
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", RUN_AND_MARK, str(self.done), str(self.failed)]
+                + [sys.executable, "-m", "snakemake", "--cores", "2", *DEMO],
+                cwd=self.project,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env={**os.environ, "HF_HUB_OFFLINE": "1"},
+                start_new_session=True,
+            )
+            (self.root / "demo.pid").write_text(str(self.process.pid))
+
+    def running(self) -> bool:
+        try:
+            os.kill(int((self.root / "demo.pid").read_text()), 0)
+        except (OSError, ValueError):
+            return False
+        return True
+
+    def wait(self) -> Path:
+        self.start()  # a test that asks before collection ended (none does; cheap to be sure)
+        while not (self.done.exists() or self.failed.exists()):
+            if not self.running() and not (self.done.exists() or self.failed.exists()):
+                raise AssertionError(f"the shared demo run in {self.project} ended without a result (killed?)")
+            time.sleep(2)
+        if self.failed.exists():
+            log = (self.root / "demo-run.log").read_text(errors="replace")
+            raise AssertionError(f"the shared demo run failed:\n{log[-6000:]}")
+        return self.project
+
+    def stop(self) -> None:
+        """Take the run down (this worker started it and the session was interrupted)."""
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGINT)  # Snakemake's own Ctrl-C: it ends its jobs
+            try:
+                self.process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+
+
+def reads_demo(item) -> bool:
+    return "demo" in getattr(item, "fixturenames", ())
+
+
+@pytest.hookimpl(trylast=True)  # after -k and -m have deselected
+def pytest_collection_modifyitems(session, config, items):
+    """The tests that read the demo run last (stable otherwise), and the run starts now."""
+    items.sort(key=reads_demo)
+    if any(map(reads_demo, items)) and not os.environ.get("KNOWPROBE_TEST_DEMO"):
+        config.knowprobe_demo = SharedDemo(config)
+        config.knowprobe_demo.start()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """An interrupted session takes the run it started down. Otherwise the run is left to end:
+    under xdist a worker whose tests are done leaves while another may still wait for it."""
+    shared = getattr(session.config, "knowprobe_demo", None)
+    if shared is not None and exitstatus == pytest.ExitCode.INTERRUPTED:
+        shared.stop()
+
+
 @pytest.fixture(scope="session")
-def demo(tmp_path_factory) -> Path:
+def demo(request) -> Path:
     """One finished demo run, shared by every test that only reads it (tests that change
-    anything work on a copy). ``KNOWPROBE_TEST_DEMO=DIR`` reads a demo already run in DIR instead:
-    a shortcut for working on these tests, never used by CI."""
+    anything work on a copy)."""
     if os.environ.get("KNOWPROBE_TEST_DEMO"):
         return Path(os.environ["KNOWPROBE_TEST_DEMO"])
-    project = copy_project(tmp_path_factory.mktemp("demo"))
-    snakemake(project, *DEMO)
-    return project
+    shared = getattr(request.config, "knowprobe_demo", None) or SharedDemo(request.config)
+    request.config.knowprobe_demo = shared
+    return shared.wait()
 
 
 @pytest.fixture

@@ -21,7 +21,8 @@ import yaml
 
 from conftest import DEMO, ROOT, copy_project
 
-pytestmark = pytest.mark.workflow
+# one worker brings the cluster up for the whole module (pytest-xdist: the tests of a group share a worker)
+pytestmark = [pytest.mark.workflow, pytest.mark.xdist_group("slurm_cluster")]
 
 CLUSTER = ROOT / "tests/slurm/one_node_cluster.sh"
 
