@@ -20,6 +20,11 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # each worker one core's worth: torch's default (a thread per core) in two workers beside the
+    # demo's jobs puts more threads than cores at every barrier (3 processes of 2 threads each:
+    # 30-42 s where 1 thread each took 14 s, on the 2-core machine)
+    torch.set_num_threads(1)
 
 WORDS = [
     "the",
@@ -287,9 +292,11 @@ def executed_rules(result: subprocess.CompletedProcess) -> set[str]:
 # --- the shared demo run ------------------------------------------------------------------------
 #
 # The demo takes minutes on two cores and most workflow tests only read it, so one run serves the
-# whole session, and all its workers where pytest-xdist runs the suite in parallel (``-n 2``, as
-# ./knowprobe.sh test does). It starts in the background as soon as the tests are collected, so
-# that the tests that do not read it run meanwhile, and those that do are put last.
+# whole session, and all its workers where pytest-xdist runs the suite in parallel (``-n 2 --dist
+# loadfile``, as ./knowprobe.sh test does: a file's tests share a worker, so that a module's
+# fixture, the SLURM cluster, comes up once, and the report tests that write into the shared demo
+# run one at a time). It starts in the background as soon as the tests are collected, so that the
+# files whose tests do not read it run meanwhile, and those that do are put last.
 # ``KNOWPROBE_TEST_DEMO=DIR`` reads a demo already run in DIR instead: a shortcut for working on
 # these tests, never used by CI.
 
@@ -370,9 +377,11 @@ def reads_demo(item) -> bool:
 
 @pytest.hookimpl(trylast=True)  # after -k and -m have deselected
 def pytest_collection_modifyitems(session, config, items):
-    """The tests that read the demo run last (stable otherwise), and the run starts now."""
-    items.sort(key=reads_demo)
-    if any(map(reads_demo, items)) and not os.environ.get("KNOWPROBE_TEST_DEMO"):
+    """The files with a test that reads the demo run last (a file's tests stay together, in their
+    order, for xdist's loadfile), and the run starts now."""
+    files_reading = {item.path for item in items if reads_demo(item)}
+    items.sort(key=lambda item: item.path in files_reading)
+    if files_reading and not os.environ.get("KNOWPROBE_TEST_DEMO"):
         config.knowprobe_demo = SharedDemo(config)
         config.knowprobe_demo.start()
 

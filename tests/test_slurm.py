@@ -21,8 +21,7 @@ import yaml
 
 from conftest import DEMO, ROOT, copy_project
 
-# one worker brings the cluster up for the whole module (pytest-xdist: the tests of a group share a worker)
-pytestmark = [pytest.mark.workflow, pytest.mark.xdist_group("slurm_cluster")]
+pytestmark = pytest.mark.workflow
 
 CLUSTER = ROOT / "tests/slurm/one_node_cluster.sh"
 
@@ -50,7 +49,9 @@ def cluster(tmp_path_factory):
 def scheduled_jobs() -> list[dict[str, str]]:
     """Every job the scheduler holds (finished ones for an hour): its fields, and the rule that
     Snakemake's plugin names in the job's comment ("rule_NAME_wildcards_...")."""
-    text = subprocess.run(["scontrol", "show", "job", "-d"], capture_output=True, text=True, check=True).stdout
+    shown = subprocess.run(["scontrol", "show", "job", "-d"], capture_output=True, text=True)
+    assert shown.returncode == 0, f"scontrol show job: {shown.returncode} {shown.stdout[-2000:]} {shown.stderr[-2000:]}"
+    text = shown.stdout
     jobs = []
     for block in text.strip().split("\n\n"):
         fields = dict(re.findall(r"(\w+)=(\S*)", block))

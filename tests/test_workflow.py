@@ -298,7 +298,6 @@ def test_the_bootstrap_settings_rerun_only_the_intervals(demo, tmp_path):
     assert [path.read_text() for path in tables] == before
 
 
-@pytest.mark.xdist_group("snakemake_in_the_shared_demo")  # one Snakemake at a time there
 def test_a_report_of_other_results_than_its_configs_is_refused(demo):
     """Issue 18: a report built without the run's --configfile exited 0 with 215 "Missing
     metadata" warnings and labelled the demo's numbers with config.yaml's models."""
@@ -311,7 +310,6 @@ def test_a_report_of_other_results_than_its_configs_is_refused(demo):
     )
 
 
-@pytest.mark.xdist_group("snakemake_in_the_shared_demo")  # one Snakemake at a time there
 def test_report_shows_tables_in_place_figures_and_headline_numbers(demo):
     """Issue 18: the report's tables were CSV files the browser downloads, and the landing page
     held no number."""
@@ -391,7 +389,6 @@ def test_captions_quote_the_paper_and_state_this_runs_numbers(demo):
 WIDE_TABLES = ["stest/tables/table5", "comps/tables/statistics", "lpaqa/tables/table2"]
 
 
-@pytest.mark.xdist_group("snakemake_in_the_shared_demo")  # one Snakemake at a time there
 def test_the_report_in_a_real_browser(demo, tmp_path):
     """Headless Chromium opens the report's landing page, each study's category and a table and a
     figure shown in place; each screenshot holds a rendered page, each differs from the others."""
