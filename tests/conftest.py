@@ -384,6 +384,9 @@ def pytest_collection_modifyitems(session, config, items):
     if files_reading and not os.environ.get("KNOWPROBE_TEST_DEMO"):
         config.knowprobe_demo = SharedDemo(config)
         config.knowprobe_demo.start()
+        # the demo is what the last tests wait for: its jobs go first, the tests (and their own
+        # Snakemake runs) take the cores it leaves (started before, it keeps the usual priority)
+        os.nice(10)
 
 
 def pytest_sessionfinish(session, exitstatus):
