@@ -104,10 +104,11 @@ test)
     snakefmt --check Snakefile workflow/rules
     export HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
     # two pytest-xdist workers (TEST_WORKERS; 0: one process), a test file's tests on one worker,
-    # sharing one demo run (tests/conftest.py). With the demo's jobs beside them more threads than
-    # cores want the CPU: OpenMP threads that sleep at a barrier instead of spinning leave the
-    # cores to the threads being waited for
-    export PYTEST_ADDOPTS="-n ${TEST_WORKERS:-2} --dist loadfile ${PYTEST_ADDOPTS:-}" OMP_WAIT_POLICY=PASSIVE
+    # the files in tests/conftest.py's order (the demo's readers last), sharing one demo run. With
+    # the demo's jobs beside them more threads than cores want the CPU: OpenMP threads that sleep
+    # at a barrier instead of spinning leave the cores to the threads being waited for
+    export PYTEST_ADDOPTS="-n ${TEST_WORKERS:-2} --dist loadfile --no-loadscope-reorder ${PYTEST_ADDOPTS:-}"
+    export OMP_WAIT_POLICY=PASSIVE
     say "the tests (python -m pytest -q, ${TEST_WORKERS:-2} workers)"
     python -m pytest -q "$@"
     ;;

@@ -293,7 +293,8 @@ def executed_rules(result: subprocess.CompletedProcess) -> set[str]:
 #
 # The demo takes minutes on two cores and most workflow tests only read it, so one run serves the
 # whole session, and all its workers where pytest-xdist runs the suite in parallel (``-n 2 --dist
-# loadfile``, as ./knowprobe.sh test does: a file's tests share a worker, so that a module's
+# loadfile --no-loadscope-reorder``, as ./knowprobe.sh test does: a file's tests share a worker,
+# in the order given here, so that a module's
 # fixture, the SLURM cluster, comes up once, and the report tests that write into the shared demo
 # run one at a time). It starts in the background as soon as the tests are collected, so that the
 # files whose tests do not read it run meanwhile, and those that do are put last.
@@ -375,12 +376,24 @@ def reads_demo(item) -> bool:
     return "demo" in getattr(item, "fixturenames", ())
 
 
+# the files of the longest demo-reading tests (minutes each: the SLURM cluster's runs, the
+# interrupted run and the partial reruns, the examples), started first among those that wait for
+# the demo so that two workers end together
+LONGEST_FIRST = ("test_slurm.py", "test_workflow.py", "test_examples.py")
+
+
 @pytest.hookimpl(trylast=True)  # after -k and -m have deselected
 def pytest_collection_modifyitems(session, config, items):
-    """The files with a test that reads the demo run last (a file's tests stay together, in their
-    order, for xdist's loadfile), and the run starts now."""
+    """The files with a test that reads the demo run last, the longest of them first (a file's
+    tests stay together, in their order, for xdist's loadfile without its reordering), and the
+    run starts now."""
     files_reading = {item.path for item in items if reads_demo(item)}
-    items.sort(key=lambda item: item.path in files_reading)
+
+    def place(item) -> tuple[bool, int]:
+        name = item.path.name
+        return item.path in files_reading, LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
+
+    items.sort(key=place)
     if files_reading and not os.environ.get("KNOWPROBE_TEST_DEMO"):
         config.knowprobe_demo = SharedDemo(config)
         config.knowprobe_demo.start()
