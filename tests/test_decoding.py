@@ -20,7 +20,15 @@ import pytest
 import torch
 
 from knowprobe.io import KnowprobeError
-from knowprobe.scoring import CausalLM, MaskedLM, ScoringSettings, causal_generate, masked_decode, mlama_scores
+from knowprobe.scoring import (
+    CausalLM,
+    MaskedLM,
+    ScoringSettings,
+    causal_generate,
+    masked_decode,
+    masked_decode_jointly,
+    mlama_scores,
+)
 from knowprobe.scoring.decoding import cut_answer
 
 from conftest import SPECIALS, _tiny
@@ -60,9 +68,11 @@ class StubEncoder(torch.nn.Module):
         super().__init__()
         self.weight = torch.nn.Parameter(torch.zeros(1))  # a device for the scorer to find
         self.forwards = 0
+        self.rows = 0  # rows run, over every forward
 
     def forward(self, input_ids, attention_mask=None):
         self.forwards += 1
+        self.rows += input_ids.shape[0]
         out = torch.zeros((*input_ids.shape, len(STUB_VOCAB)))
         for row, ids in enumerate(input_ids.tolist()):
             begin, end = ids.index(ID["is"]) + 1, ids.index(ID["."])
@@ -126,6 +136,32 @@ def test_stub_gives_the_hand_worked_answers(stub, method):
     assert len({answer for answer, _, _ in HAND_WORKED.values()}) == 3
 
 
+def test_stub_methods_together_share_their_identical_forwards(stub):
+    """The three methods in one run give each its hand-worked answer, and a row whose input
+    another method's row also has runs once: step 0's four inputs (2 prompts x 1..2 masks) are the
+    same for all three methods; at step 1 order's "a [MASK]" and confidence's "[MASK] b" differ.
+    So 8 rows run in 2 forwards, where the methods one by one run 4 + 6 + 6 = 16 in 5."""
+    prompts = ["q is [Y] .", "q q is [Y] ."]
+    stub.model.base_model.forwards = stub.model.base_model.rows = 0
+    together = masked_decode_jointly(stub, prompts, list(HAND_WORKED), max_masks=2)
+    assert (stub.model.base_model.forwards, stub.model.base_model.rows) == (2, 8)
+    stub.model.base_model.forwards = stub.model.base_model.rows = 0
+    alone = {method: masked_decode(stub, prompts, max_masks=2, method=method) for method in HAND_WORKED}
+    assert (stub.model.base_model.forwards, stub.model.base_model.rows) == (5, 16)
+    for method, (text, logprobs, steps) in HAND_WORKED.items():
+        out = together[method]
+        assert out.texts == [text, text]
+        for field in ("candidate_ids", "fill_steps", "lengths"):
+            np.testing.assert_array_equal(getattr(out, field), getattr(alone[method], field))
+        np.testing.assert_allclose(out.candidate_logprobs, alone[method].candidate_logprobs, atol=1e-6)
+        np.testing.assert_allclose(out.candidate_logprobs[:, 1], [logprobs, logprobs], atol=1e-6)
+        np.testing.assert_array_equal(out.fill_steps[:, 1], [steps, steps])
+    # a prompt asked twice runs once
+    stub.model.base_model.rows = 0
+    masked_decode(stub, ["q is [Y] ."] * 3, max_masks=2, method="independent")
+    assert stub.model.base_model.rows == 2
+
+
 def test_stub_length_by_sum_prefers_one_mask(stub):
     out = masked_decode(stub, ["q is [Y] ."], max_masks=2, method="independent", length_by="sum")
     assert out.texts == ["x"] and out.lengths.tolist() == [1]
@@ -137,6 +173,8 @@ def test_decode_errors(stub):
         masked_decode(stub, ["q is [Y] ."], method="beam")
     with pytest.raises(KnowprobeError, match="exactly one"):
         masked_decode(stub, ["q is ."])
+    with pytest.raises(KnowprobeError, match="method='beam'"):
+        masked_decode_jointly(stub, ["q is [Y] ."], ["order", "beam"])
 
 
 # --- a tiny trained BERT against a plain one-prompt-at-a-time decoder --------------------------
@@ -234,6 +272,20 @@ def test_methods_equal_the_per_prompt_reference(trained_bert, wordpiece_tokenize
             assert out.candidate_texts[i][m - 1] == wordpiece_tokenizer.decode(tokens).strip()
         assert out.lengths[i] == length
         assert out.token_ids[i] == candidates[length - 1][0]
+
+
+def test_methods_together_equal_each_alone(trained_bert, wordpiece_tokenizer):
+    """On a real model, in batches the batch limit cuts between a (prompt, m)'s rows: every
+    method's tokens, steps and lengths as when it runs alone, log-probs within 1e-5."""
+    scorer = MaskedLM(trained_bert, wordpiece_tokenizer, SETTINGS)  # five rows a batch: groups of 3 cut
+    together = masked_decode_jointly(scorer, PROMPTS + PROMPTS[:2], ["confidence", "independent", "order"], 4)
+    assert list(together) == ["confidence", "independent", "order"]
+    for method, out in together.items():
+        alone = masked_decode(scorer, PROMPTS + PROMPTS[:2], max_masks=4, method=method)
+        for field in ("candidate_ids", "fill_steps", "lengths"):
+            np.testing.assert_array_equal(getattr(out, field), getattr(alone, field))
+        np.testing.assert_allclose(out.candidate_logprobs, alone.candidate_logprobs, atol=TOLERANCE, rtol=0)
+        assert out.candidate_texts == alone.candidate_texts
 
 
 def test_trained_model_tells_the_methods_apart(trained_bert, wordpiece_tokenizer):

@@ -209,9 +209,15 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
     # the shared masked-LM scorer: every rule that runs the model; not the vocabularies, the fact
     # filter, the demo model or the translators, which do not
     with edited(project, "scoring/masked.py"):
-        planned = planned_jobs(project, *DEMO)
+        said = snakemake(project, "-n", *DEMO)
+    planned = jobs_of(said)
     # (every LPAQA run: the scoring package's modules are imported together)
     assert planned["lpaqa_probe"] == planned["lpaqa_probe_seeded"] == 4
+    # the multi-token probes' costs, each method's and, for the masked models, open decoding's together
+    costs = (said.stdout + said.stderr).split("what each way of asking the multi-token facts costs")[1]
+    together = [line for line in costs.splitlines() if "open decoding together" in line]
+    assert [line.split(":")[0].strip() for line in together] == ["tiny-demo-bert", "tiny-demo-bert-small"]
+    assert "\n  tiny-demo-gpt: generate: " in costs and "at most" in together[0]
     assert {"lpaqa_refine", "lpaqa_lama_uhn", "lpaqa_backward"} <= set(planned)
     assert not set(planned) & {
         "train_demo_model",

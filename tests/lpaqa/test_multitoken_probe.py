@@ -249,6 +249,12 @@ def test_the_dry_run_cost_of_each_method_by_hand(wordpiece_tokenizer):
     # P36's objects are all one WordPiece token: one row a pair, 9 tokens
     assert (counted["mlama"].rows, counted["mlama"].tokens) == (n, n * 9)
     assert counted["statement"].rows == n * facts.loc[facts["relation"] == "P36", "obj_label"].nunique()
+    # run together (the train half), independent's one pass is order's first: only order's passes are left
+    together = cost.multitoken_costs(
+        part, templates, facts, methods, "masked", wordpiece_tokenizer, max_masks=m, together=True
+    )[cost.TOGETHER]
+    assert (together.rows, together.tokens) == (order.rows, order.tokens)
+    assert cost.TOGETHER not in counted  # not asked for
     unknown = cost.multitoken_costs(part, templates, facts, ["generate"], "causal", None, max_new_tokens=16)["generate"]
     assert (unknown.rows, unknown.tokens) == (n * 16, None) and "no tokenizer yet" in unknown.line("generate")
 

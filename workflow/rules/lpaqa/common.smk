@@ -660,20 +660,38 @@ def print_multitoken_costs(dag):
         kind = config["models"][model]["kind"]
         tokenizer = saved_tokenizer(model)
         methods = MULTITOKEN["methods"][kind]
+        # the train half decodes with every open method in one run, the test half method by method
         halves = [
             cost.multitoken_costs(
-                part, templates, facts, methods, kind, tokenizer, MULTITOKEN["max_masks"], MULTITOKEN["max_new_tokens"]
+                part,
+                templates,
+                facts,
+                methods,
+                kind,
+                tokenizer,
+                MULTITOKEN["max_masks"],
+                MULTITOKEN["max_new_tokens"],
+                together=part is train,
             )
             for part, templates in ((train, every), (test, first))
         ]
-        for method in methods:
-            counted = [half[method] for half in halves]
-            total = cost.MethodCost(
+
+        def total(counted):
+            return cost.MethodCost(
                 sum(c.pairs for c in counted),
                 sum(c.rows for c in counted),
                 None if tokenizer is None else sum(c.tokens for c in counted),
             )
-            lines.append(f"{model}: {total.line(method)}")
+
+        for method in methods:
+            lines.append(f"{model}: {total([half[method] for half in halves]).line(method)}")
+        if cost.TOGETHER in halves[0]:
+            together = total([halves[0][cost.TOGETHER], *(halves[1][m] for m in methods if m in cost.OPEN)])
+            tokens = "" if together.tokens is None else f", {together.tokens:,} tokens"
+            lines.append(
+                f"{model}: {cost.TOGETHER}, as the probe runs them (the train half's first pass of each "
+                f"(pair, m) once for all its methods): at most {together.rows:,} sequences run{tokens}"
+            )
     listed = "\n  ".join(lines)
     print(
         f"knowprobe: what each way of asking the multi-token facts costs (docs/lpaqa.md):\n  {listed}", file=sys.stderr

@@ -156,6 +156,9 @@ def run_cost(parts: list[tuple[pd.DataFrame, pd.DataFrame]], score: str, kind: s
 
 # --- the multi-token facts' methods (lpaqa.multitoken; knowprobe.lpaqa.multitoken_probe) --------
 
+OPEN = ("independent", "order", "confidence")  # open decoding at masks (scoring.decoding.METHODS)
+TOGETHER = "open decoding together"  # multitoken_costs' entry for the open methods run in one
+
 
 @dataclass(frozen=True)
 class MethodCost:
@@ -178,6 +181,7 @@ def multitoken_costs(
     tokenizer=None,
     max_masks: int = 5,
     max_new_tokens: int = 16,
+    together: bool = False,
 ) -> dict[str, MethodCost]:
     """What each of ``methods`` costs on the facts ``part`` asked with ``templates`` (relation,
     template) of their relation, a relation's candidate set being its distinct objects in ``facts``
@@ -187,7 +191,11 @@ def multitoken_costs(
     masks, one pass), ``order`` and ``confidence`` m passes for m masks; ``generate`` at most
     ``max_new_tokens`` passes a pair, each over the prefix and what was generated (no key/value
     cache), so generation's figures are upper bounds. The prompts are tokenized once for all the
-    methods."""
+    methods. ``together`` (the train half, which the probe decodes with every open-decoding method
+    in one run, ``scoring.masked_decode_jointly``): where two or more of them are asked, the entry
+    ``TOGETHER`` gives what they run together, at most: their sum less the first pass of each
+    (pair, m) run once instead of once a method (later passes that two methods share while they
+    fill alike depend on the model and are not counted)."""
     from .probe import candidate_sets, next_token_prefix
 
     sets = candidate_sets(facts)
@@ -230,4 +238,13 @@ def multitoken_costs(
             passes = np.ones_like(masks) if method == "independent" else masks
             tokens = int(((length[:, None] + masks[None, :] - 1) * passes[None, :]).sum()) if counted else None
             costs[method] = MethodCost(n, int(n * passes.sum()), tokens)
+    open_methods = [m for m in methods if m in OPEN]
+    if together and len(open_methods) > 1:
+        again = len(open_methods) - 1  # first passes no longer run once per method
+        first_tokens = int((length[:, None] + masks[None, :] - 1).sum()) if counted else None
+        costs[TOGETHER] = MethodCost(
+            n,
+            sum(costs[m].rows for m in open_methods) - again * n * max_masks,
+            sum(costs[m].tokens for m in open_methods) - again * first_tokens if counted else None,
+        )
     return costs

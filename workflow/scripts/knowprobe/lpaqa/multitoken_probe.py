@@ -13,7 +13,8 @@ is the one with the best train accuracy (exact match; ties to the set's own rank
 * ``mlama`` (masked): Kassner et al.'s score over the same C_r, a candidate of k tokens at k masks
   (``scoring.mlama_scores``); the best is the answer (ties: the first).
 * ``independent``, ``order``, ``confidence`` (masked): X-FACTR's open decoding with 1..M masks
-  (``scoring.masked_decode``); the decoded text is the answer.
+  (``scoring.masked_decode``; on the train half all three in one run, ``masked_decode_jointly``, so
+  that a forward their rows share runs once); the decoded text is the answer.
 * ``generate`` (causal): greedy continuation of the prompt's text before ``[Y]`` (subject filled),
   stopped at a newline or the template's next literal text (``scoring.causal_generate``).
 
@@ -35,7 +36,8 @@ from ..config import schema_defaults
 from ..contracts import MULTITOKEN_PREDICTIONS, MULTITOKEN_SELECTION
 from ..io import KnowprobeError
 from ..prompts import OBJECT, SUBJECT
-from ..scoring import causal_generate, masked_decode, mlama_scores
+from ..scoring import causal_generate, masked_decode, masked_decode_jointly, mlama_scores
+from ..scoring.decoding import METHODS as OPEN  # open decoding at masks: masked_decode's methods
 from ..statements import fill_statement
 from .probe import candidate_sets, next_token_prefix
 from .prompt_rank import prompt_order
@@ -163,11 +165,8 @@ def ask(scorer, method: str, pairs: pd.DataFrame, sets: dict[str, list[str]], se
                 "prediction_tokens": scores.token_counts[rows, best],
             }
         )
-    if method in ("independent", "order", "confidence"):
-        decoded = masked_decode(scorer, prompts, settings.max_masks, method, settings.length_by)
-        return pd.DataFrame(
-            {"prediction": decoded.texts, "prediction_score": decoded.score, "prediction_tokens": decoded.lengths}
-        )
+    if method in OPEN:
+        return decoded_answers(masked_decode(scorer, prompts, settings.max_masks, method, settings.length_by))
     if method == "generate":
         prefixes = [next_token_prefix(t, s) for t, s in zip(templates, subjects)]
         generated = causal_generate(scorer, prefixes, [stop_text(t) for t in templates], settings.max_new_tokens)
@@ -179,6 +178,26 @@ def ask(scorer, method: str, pairs: pd.DataFrame, sets: dict[str, list[str]], se
             }
         )
     raise KnowprobeError(f"method {method!r}: one of {', '.join(dict.fromkeys(sum(METHODS.values(), ())))}")
+
+
+def decoded_answers(decoded) -> pd.DataFrame:
+    return pd.DataFrame(
+        {"prediction": decoded.texts, "prediction_score": decoded.score, "prediction_tokens": decoded.lengths}
+    )
+
+
+def ask_all(
+    scorer, methods: list[str], pairs: pd.DataFrame, sets: dict[str, list[str]], settings: AskSettings
+) -> dict[str, pd.DataFrame]:
+    """``ask`` for each of ``methods``, the open-decoding ones in one run
+    (``scoring.masked_decode_jointly``: a forward their rows share runs once)."""
+    together = [m for m in methods if m in OPEN]
+    answers = {}
+    if len(together) > 1 and len(pairs):
+        prompts = [with_subject(t, s) for t, s in zip(pairs["template"], pairs["sub_label"])]
+        decoded = masked_decode_jointly(scorer, prompts, together, settings.max_masks, settings.length_by)
+        answers = {method: decoded_answers(decoded[method]) for method in together}
+    return {m: answers[m] if m in answers else ask(scorer, m, pairs, sets, settings) for m in methods}
 
 
 def judge(pairs: pd.DataFrame, answers: pd.DataFrame) -> pd.DataFrame:
@@ -261,9 +280,8 @@ def probe(
         ", ".join(methods),
     )
 
-    def asked(part: str, pairs: pd.DataFrame, method: str) -> pd.DataFrame:
-        log.info("%s: %s half, %d (fact, template) pairs", method, part, len(pairs))
-        answers = judge(pairs, ask(scorer, method, pairs, sets, settings))
+    def rows(part: str, pairs: pd.DataFrame, method: str, answered: pd.DataFrame) -> pd.DataFrame:
+        answers = judge(pairs, answered)
         return pd.DataFrame(
             {
                 "relation": pairs["relation"].to_numpy(),
@@ -277,13 +295,18 @@ def probe(
             }
         )
 
+    # the train half asks every template by every method, so its open-decoding methods run together
     train_pairs = pair(train, templates)
-    train_rows = pd.concat([asked("train", train_pairs, method) for method in methods], ignore_index=True)
+    log.info("%s: train half, %d (fact, template) pairs", ", ".join(methods), len(train_pairs))
+    answered = ask_all(scorer, methods, train_pairs, sets, settings)
+    train_rows = pd.concat([rows("train", train_pairs, m, answered[m]) for m in methods], ignore_index=True)
     selection = select(train_rows, prompt_sets)
     asked_test = []
-    for method in methods:
+    for method in methods:  # each method's own Top-1 templates
         chosen = selection.loc[selection["method"] == method, ["relation", "template"]]
-        asked_test.append(asked("test", pair(test, chosen), method))
+        test_pairs = pair(test, chosen)
+        log.info("%s: test half, %d (fact, template) pairs", method, len(test_pairs))
+        asked_test.append(rows("test", test_pairs, method, ask(scorer, method, test_pairs, sets, settings)))
     predictions = pd.concat([train_rows, *asked_test], ignore_index=True)
     missing = predictions["obj_tokens"].isna()
     if missing.any():

@@ -14,7 +14,8 @@ score                       MaskedLM                                    CausalLM
                             tokens (specials left out)
 ==========================  ==========================================  ==========================================
 
-Multi-token answers (``decoding``): ``masked_decode`` (X-FACTR's open decoding at masks),
+Multi-token answers (``decoding``): ``masked_decode`` (X-FACTR's open decoding at masks;
+``masked_decode_jointly`` runs several of its methods at once, sharing their identical forwards),
 ``mlama_scores`` (a closed candidate set at k masks) and ``causal_generate`` (greedy generation).
 
 ``load(model_dir, kind, settings)`` gives the scorer of a model's declared kind, on the device and
@@ -34,7 +35,7 @@ from ..devices import resolve_device, resolve_dtype, saved_dtype, use_precision
 from ..io import KnowprobeError
 from ..models import load_model, load_tokenizer, token_ids_problem
 from .causal import CausalLM
-from .decoding import causal_generate, masked_decode, mlama_scores
+from .decoding import causal_generate, masked_decode, masked_decode_jointly, mlama_scores
 from .kernels import fuse_activations
 from .masked import MaskedLM
 from .runtime import CandidateScores, ScoringSettings
@@ -48,6 +49,7 @@ __all__ = [
     "fuse_activations",
     "load",
     "masked_decode",
+    "masked_decode_jointly",
     "mlama_scores",
 ]
 

@@ -40,6 +40,7 @@ from .runtime import Padded, overlaps, quoted, run_batches
 
 SLOT = "[Y]"  # where the answer goes in a prompt (knowprobe.prompts.OBJECT)
 METHODS = ("independent", "order", "confidence")
+INDEPENDENT, ORDER, CONFIDENCE = range(len(METHODS))  # decode_rows' method codes
 LENGTH_BY = ("mean", "sum")
 
 
@@ -90,11 +91,14 @@ def logits_at_pairs(scorer: MaskedLM, batch: Padded, rows: torch.Tensor, at: tor
 
 @torch.inference_mode()
 def decode_rows(
-    scorer: MaskedLM, sequences: list[list[int]], first: np.ndarray, counts: np.ndarray, method: str
+    scorer: MaskedLM, sequences: list[list[int]], first: np.ndarray, counts: np.ndarray, methods: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Fill the ``counts[r]`` consecutive masks from ``first[r]`` of each sequence by ``method``:
-    one forward per step for the whole batch (``independent``: one step; ``order`` and
-    ``confidence``: one mask per row per step, a row leaving the batch once it is filled).
+    """Fill the ``counts[r]`` consecutive masks from ``first[r]`` of each sequence by the method
+    ``METHODS[methods[r]]``: one forward per step for the whole batch (``independent``: one step;
+    ``order`` and ``confidence``: one mask per row per step, a row leaving the batch once it is
+    filled). Rows whose inputs are identical at a step (one prompt and number of masks under
+    several methods before their choices part, or a prompt asked twice) run as one row of that
+    forward, the last layer and head only at the masks some row of theirs reads.
     Returns per row and mask: the token, its log-prob when it was filled, and that step; [rows,
     max count], -1 / NaN beyond a row's count."""
     batch = scorer.pad(sequences)
@@ -104,36 +108,53 @@ def decode_rows(
     slots = torch.arange(width, device=device)
     positions = scorer.to_device(batch.starts + first)[:, None] + slots  # [n, width]
     unfilled = slots[None, :] < scorer.to_device(counts)[:, None]
+    code = scorer.to_device(np.asarray(methods, dtype=np.int64))
     out_ids = torch.full((n, width), -1, dtype=torch.long, device=device)
     out_logprobs = torch.full((n, width), float("nan"), dtype=torch.float32, device=device)
     out_steps = torch.full((n, width), -1, dtype=torch.long, device=device)
     excluded = excluded_ids(scorer.tokenizer).to(device)
-    for step in range(1 if method == "independent" else width):
-        active = torch.nonzero(unfilled.any(dim=1))[:, 0]
+    for step in range(width):
+        active = torch.nonzero(unfilled.any(dim=1))[:, 0]  # independent rows leave after step 0
         if not len(active):
             break
-        position_ids = None if batch.position_ids is None else batch.position_ids[active]
-        sub = Padded(ids[active], batch.attention_mask[active], position_ids, batch.starts[active.cpu().numpy()])
+        # the distinct inputs of the rows still open, and a row of each (identical ids: identical
+        # padding, so the same attention mask and positions)
+        _, group = torch.unique(ids[active], dim=0, return_inverse=True)
+        groups = int(group.max()) + 1
+        first_row = torch.full((groups,), len(active), device=device).scatter_reduce(
+            0, group, torch.arange(len(active), device=device), reduce="amin"
+        )
+        distinct = active[first_row]
+        # the masks each row reads: order its left-most open one, the others every open one
         open_slots = unfilled[active]
-        if method == "order":  # the left-most unfilled mask of each row (argmax: the first True)
-            rows = torch.arange(len(active), device=device)
-            slot = open_slots.to(torch.int8).argmax(dim=1)
-        else:  # every unfilled mask
-            rows, slot = torch.nonzero(open_slots, as_tuple=True)
-        logits = logits_at_pairs(scorer, sub, rows, positions[active][rows, slot])
-        logprobs = torch.log_softmax(logits, dim=-1)
+        method = code[active]
+        reads = open_slots & (method != ORDER)[:, None]
+        in_order = torch.nonzero(method == ORDER)[:, 0]
+        reads[in_order, open_slots[in_order].to(torch.int8).argmax(dim=1)] = True
+        row, slot = torch.nonzero(reads, as_tuple=True)
+        at = positions[active]
+        needed = torch.zeros((groups, ids.shape[1]), dtype=torch.bool, device=device)
+        needed[group[row], at[row, slot]] = True
+        pair_group, pair_position = torch.nonzero(needed, as_tuple=True)
+        position_ids = None if batch.position_ids is None else batch.position_ids[distinct]
+        sub = Padded(ids[distinct], batch.attention_mask[distinct], position_ids, batch.starts[distinct.cpu().numpy()])
+        logprobs = torch.log_softmax(logits_at_pairs(scorer, sub, pair_group, pair_position), dim=-1)
         choice = logprobs.index_fill(1, excluded, float("-inf")).argmax(dim=1)  # ties: lowest id
         value = logprobs.gather(1, choice[:, None])[:, 0]
-        if method == "confidence":  # the unfilled mask whose top-1 log-prob is highest (ties: left-most)
-            best = torch.full(open_slots.shape, float("-inf"), device=device)
-            best[rows, slot] = value
-            pair = torch.full(open_slots.shape, -1, dtype=torch.long, device=device)
-            pair[rows, slot] = torch.arange(len(rows), device=device)
-            picked = pair[torch.arange(len(active), device=device), best.argmax(dim=1)]
-            rows, slot, choice, value = rows[picked], slot[picked], choice[picked], value[picked]
-        target = active[rows]
-        ids[target, positions[target, slot]] = choice
-        out_ids[target, slot], out_logprobs[target, slot], out_steps[target, slot] = choice, value, step
+        pair_of = torch.full(needed.shape, -1, dtype=torch.long, device=device)
+        pair_of[pair_group, pair_position] = torch.arange(len(pair_group), device=device)
+        # independent fills every mask it reads, order its one; confidence the read mask whose
+        # top-1 log-prob is highest (ties: the left-most)
+        best = torch.full(open_slots.shape, float("-inf"), device=device)
+        best[row, slot] = value[pair_of[group[row], at[row, slot]]]
+        confident = torch.nonzero(method == CONFIDENCE)[:, 0]
+        keep = method[row] != CONFIDENCE
+        row = torch.cat([row[keep], confident])
+        slot = torch.cat([slot[keep], best[confident].argmax(dim=1)])
+        pair = pair_of[group[row], at[row, slot]]
+        target = active[row]
+        ids[target, positions[target, slot]] = choice[pair]
+        out_ids[target, slot], out_logprobs[target, slot], out_steps[target, slot] = choice[pair], value[pair], step
         unfilled[target, slot] = False
     return out_ids.cpu().numpy(), out_logprobs.cpu().numpy(), out_steps.cpu().numpy()
 
@@ -195,52 +216,76 @@ def masked_decode(
     log-probs at every step to order its beams; with one beam it only shifts them, so it is left
     out. Rows (prompt, m) are batched together (``run_batches``), one forward per batch and step.
     """
-    if method not in METHODS:
-        raise KnowprobeError(f"method={method!r}: one of {', '.join(METHODS)}")
+    return masked_decode_jointly(scorer, prompts, (method,), max_masks, length_by)[method]
+
+
+def masked_decode_jointly(
+    scorer: MaskedLM,
+    prompts: Sequence[str],
+    methods: Sequence[str] = METHODS,
+    max_masks: int = 5,
+    length_by: str = "mean",
+) -> dict[str, OpenDecoding]:
+    """Each prompt decoded by each of ``methods`` (``masked_decode``'s definitions) in one run: the
+    rows (prompt, m, method) of one (prompt, m) sit side by side in a batch (unless a batch's
+    limit falls between them), so that their first forward, whose input is the same for every
+    method, runs once, and so does any later one while two
+    methods have filled the same tokens (``decode_rows``). Each method's result is the one
+    ``masked_decode`` gives it alone (up to the float rounding of another batch's shape)."""
+    methods = list(dict.fromkeys(methods))
+    wrong = [m for m in methods if m not in METHODS]
+    if wrong or not methods:
+        raise KnowprobeError(f"method={(wrong or [None])[0]!r}: one of {', '.join(METHODS)}")
     if length_by not in LENGTH_BY:
         raise KnowprobeError(f"length_by={length_by!r}: one of {', '.join(LENGTH_BY)}")
     if max_masks < 1:
         raise KnowprobeError(f"max_masks={max_masks}: at least 1")
     prompts = list(prompts)
-    n, big_m = len(prompts), max_masks
+    n, big_m, k = len(prompts), max_masks, len(methods)
     encoded, at = slot_tokens(scorer, prompts)
-    row_prompt = np.repeat(np.arange(n), big_m)
-    row_masks = np.tile(np.arange(1, big_m + 1), n)
+    # rows: prompt-major, then m, then method, so a (prompt, m)'s rows have one length and batch together
+    row_prompt = np.repeat(np.arange(n), big_m * k)
+    row_masks = np.tile(np.repeat(np.arange(1, big_m + 1), k), n)
+    row_method = np.tile(np.arange(k), n * big_m)
+    codes = np.array([METHODS.index(m) for m in methods], dtype=np.int64)
     sequences = [with_masks(scorer, encoded[i], int(at[i]), int(m), prompts[i]) for i, m in zip(row_prompt, row_masks)]
-    candidate_ids = np.full((n, big_m, big_m), -1, dtype=np.int64)
-    candidate_logprobs = np.full((n, big_m, big_m), np.nan, dtype=np.float32)
-    fill_steps = np.full((n, big_m, big_m), -1, dtype=np.int64)
+    candidate_ids = np.full((k, n, big_m, big_m), -1, dtype=np.int64)
+    candidate_logprobs = np.full((k, n, big_m, big_m), np.nan, dtype=np.float32)
+    fill_steps = np.full((k, n, big_m, big_m), -1, dtype=np.int64)
 
     def score(index: np.ndarray) -> None:
         tokens, logprobs, steps = decode_rows(
-            scorer, [sequences[r] for r in index], at[row_prompt[index]], row_masks[index], method
+            scorer, [sequences[r] for r in index], at[row_prompt[index]], row_masks[index], codes[row_method[index]]
         )
         width = tokens.shape[1]
-        where = (row_prompt[index], row_masks[index] - 1)
-        candidate_ids[where[0], where[1], :width] = tokens
-        candidate_logprobs[where[0], where[1], :width] = logprobs
-        fill_steps[where[0], where[1], :width] = steps
+        where = (row_method[index], row_prompt[index], row_masks[index] - 1)
+        candidate_ids[where[0], where[1], where[2], :width] = tokens
+        candidate_logprobs[where[0], where[1], where[2], :width] = logprobs
+        fill_steps[where[0], where[1], where[2], :width] = steps
 
     lengths = np.fromiter((len(s) for s in sequences), dtype=np.int64, count=len(sequences))
     if n:
-        run_batches(lengths, score, scorer.settings, desc=f"open decoding ({method})")
+        run_batches(lengths, score, scorer.settings, desc=f"open decoding ({', '.join(methods)})")
     filled = candidate_ids >= 0
     scorer.finite(candidate_logprobs[filled], "open-decoding log-probs")
-    summed = np.where(filled, candidate_logprobs.astype(np.float64), 0.0).sum(axis=2)
+    summed = np.where(filled, candidate_logprobs.astype(np.float64), 0.0).sum(axis=3)
     scores = summed / np.arange(1, big_m + 1) if length_by == "mean" else summed
     texts = scorer.tokenizer.batch_decode(
-        [candidate_ids[i, m, : m + 1].tolist() for i in range(n) for m in range(big_m)],
+        [candidate_ids[j, i, m, : m + 1].tolist() for j in range(k) for i in range(n) for m in range(big_m)],
         clean_up_tokenization_spaces=True,
     )
-    candidate_texts = [[t.strip() for t in texts[i * big_m : (i + 1) * big_m]] for i in range(n)]
-    return OpenDecoding(
-        candidate_ids=candidate_ids,
-        candidate_logprobs=candidate_logprobs,
-        fill_steps=fill_steps,
-        candidate_texts=candidate_texts,
-        scores=scores,
-        lengths=(np.argmax(scores, axis=1) + 1).astype(np.int64) if n else np.zeros(0, dtype=np.int64),
-    )
+    out = {}
+    for j, method in enumerate(methods):
+        mine = texts[j * n * big_m : (j + 1) * n * big_m]
+        out[method] = OpenDecoding(
+            candidate_ids=candidate_ids[j],
+            candidate_logprobs=candidate_logprobs[j],
+            fill_steps=fill_steps[j],
+            candidate_texts=[[t.strip() for t in mine[i * big_m : (i + 1) * big_m]] for i in range(n)],
+            scores=scores[j],
+            lengths=(np.argmax(scores[j], axis=1) + 1).astype(np.int64) if n else np.zeros(0, dtype=np.int64),
+        )
+    return out
 
 
 @dataclass(frozen=True)
