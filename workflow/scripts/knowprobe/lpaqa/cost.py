@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..prompts import OBJECT, SUBJECT
+from ..scoring.decoding import METHODS as OPEN  # open decoding at masks
 
 
 @dataclass(frozen=True)
@@ -156,7 +157,6 @@ def run_cost(parts: list[tuple[pd.DataFrame, pd.DataFrame]], score: str, kind: s
 
 # --- the multi-token facts' methods (lpaqa.multitoken; knowprobe.lpaqa.multitoken_probe) --------
 
-OPEN = ("independent", "order", "confidence")  # open decoding at masks (scoring.decoding.METHODS)
 TOGETHER = "open decoding together"  # multitoken_costs' entry for the open methods run in one
 
 

@@ -193,7 +193,7 @@ def ask_all(
     (``scoring.masked_decode_jointly``: a forward their rows share runs once)."""
     together = [m for m in methods if m in OPEN]
     answers = {}
-    if len(together) > 1 and len(pairs):
+    if together and len(pairs):
         prompts = [with_subject(t, s) for t, s in zip(pairs["template"], pairs["sub_label"])]
         decoded = masked_decode_jointly(scorer, prompts, together, settings.max_masks, settings.length_by)
         answers = {method: decoded_answers(decoded[method]) for method in together}
