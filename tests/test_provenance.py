@@ -75,3 +75,25 @@ def test_an_added_import_is_declared_without_anyone_writing_it_down(tmp_path):
     assert after - before >= {"lpaqa/mining.py", "lpaqa/__init__.py", "contracts.py", "config.py"}
     modules, third_party = provenance.reach(script)
     assert "spacy" in third_party and "knowprobe" not in third_party
+
+
+def test_each_file_is_parsed_once_a_process_until_it_changes(tmp_path):
+    """The Snakefile asks for about 100 rules' modules, at parse time and again in each job's
+    input function: a file is parsed once (a dry run of the demo took 7.3 CPU-seconds, 2.8 with
+    this), and again as soon as its time stamp or size changes, as Python's own bytecode cache."""
+    import os
+
+    scripts = sorted((ROOT / "workflow/scripts").glob("*.py"))
+    first = [provenance.reach(script) for script in scripts]
+    misses = provenance._parsed_imports.cache_info().misses
+    assert [provenance.reach(script) for script in scripts] == first
+    assert provenance._parsed_imports.cache_info().misses == misses
+
+    script = tmp_path / "rule_script.py"
+    script.write_text("from knowprobe import tables\n")
+    assert "tables.py" in relative(provenance.modules(script))
+    stamp = script.stat().st_mtime_ns
+    script.write_text("from knowprobe import config\n")  # the same size
+    os.utime(script, ns=(stamp + 1_000_000, stamp + 1_000_000))  # a coarse clock could give the same time
+    after = relative(provenance.modules(script))
+    assert "config.py" in after and "tables.py" not in after

@@ -10,6 +10,7 @@ rule's conda env must hold (tests/test_envs.py).
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from pathlib import Path
 
@@ -44,6 +45,16 @@ def _with_parents(path: Path) -> list[Path]:
 
 def _imports(path: Path) -> tuple[list[Path], set[str]]:
     """The knowprobe module files and the third-party top-level names one file imports."""
+    # every rule's inputs walk the same modules (the Snakefile asks for about 100 rules, at parse
+    # time and again for each job's input function): each file is parsed once a process, and
+    # again only once it changed
+    stat = path.stat()
+    modules, third_party = _parsed_imports(path, stat.st_mtime_ns, stat.st_size)
+    return list(modules), set(third_party)
+
+
+@functools.cache
+def _parsed_imports(path: Path, mtime_ns: int, size: int) -> tuple[tuple[Path, ...], frozenset[str]]:
     inside = path.is_relative_to(PACKAGE)
     modules, third_party = [], set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -71,7 +82,7 @@ def _imports(path: Path) -> tuple[list[Path], set[str]]:
                 modules.append(found)
             # ``from knowprobe.x import y`` where y is a module of package x
             modules += [f for f in (_module_file([*dotted[1:], name]) for name in names) if f is not None]
-    return modules, third_party
+    return tuple(modules), frozenset(third_party)
 
 
 def reach(script: str | Path) -> tuple[list[Path], set[str]]:
