@@ -88,29 +88,31 @@ PROBES = ["lpaqa_probe", "stest_probe", "comps_probe"]
 
 
 @pytest.fixture(scope="module")
-def cluster_runs(cluster, demo, tmp_path_factory):
+def cluster_runs(cluster, request, tmp_path_factory):
     """Three runs side by side on the cluster, to keep the suite short: (shared) the shared stages
-    from scratch (Wikidata's index, chunks and gather; Wikipedia's extraction chunks); (probes) on
-    a copy of the finished demo, the probes again (--forcerun: LPAQA's baseline, every S-TEST and
-    COMPS probe) with the tables after them; (failing) one S-TEST probe with scoring.device: cuda,
-    which a node whose GPU is only counted cannot give; (memory) one S-TEST probe with a memory
-    limit of 100 MB, then, once the others are done, again with the profile's own (rerun). The demo
-    models' training is the local demo's. Returns each run's project, exit code, output and
-    scheduled jobs, and the profile."""
+    from scratch (Wikidata's index, chunks and gather; Wikipedia's extraction chunks), started at
+    once, beside the shared demo run if that is still going, since it needs none of it; (probes)
+    on a copy of the finished demo, the probes again (--forcerun: LPAQA's baseline, every S-TEST
+    and COMPS probe) with the tables after them; (failing) one S-TEST probe with scoring.device:
+    cuda, which a node whose GPU is only counted cannot give; (memory) one S-TEST probe with a
+    memory limit of 100 MB, then, as soon as it has failed, again with the profile's own (rerun).
+    The demo models' training is the local demo's. Returns each run's project, exit code, output
+    and scheduled jobs, and the profile."""
     profile = yaml.safe_load((ROOT / "profiles/slurm/config.yaml").read_text())
     profile["default-resources"]["slurm_account"] = "knowprobe-test"  # the overlay: the account only
     base = tmp_path_factory.mktemp("cluster")
     shared = copy_project(base / "shared")
+    before = {job["JobId"] for job in scheduled_jobs()}
+    started = time.time()
+    runs = {"shared": on_cluster(shared, profile, *WIKIDATA, *WIKIPEDIA)}
+    demo = request.getfixturevalue("demo")
     probes, failing, memory = base / "probes", base / "failing", base / "memory"
     for project in (probes, failing, memory):
         shutil.copytree(demo, project, symlinks=True)
     starved = yaml.safe_load(yaml.safe_dump(profile))
     starved["set-resources"]["stest_probe"]["mem_mb"] = 100
     memory_target = ["results/stest/scores/tiny-demo-bert-small.parquet", "--forcerun", "stest_probe"]
-    before = {job["JobId"] for job in scheduled_jobs()}
-    started = time.time()
-    runs = {
-        "shared": on_cluster(shared, profile, *WIKIDATA, *WIKIPEDIA),
+    runs |= {
         "probes": on_cluster(
             probes, profile, "results/lpaqa/tables/baseline.csv", "stest", "comps", "--forcerun", *PROBES
         ),
@@ -125,11 +127,13 @@ def cluster_runs(cluster, demo, tmp_path_factory):
         ),
         "memory": on_cluster(memory, starved, *memory_target),
     }
-    codes = {name: run.wait(timeout=1200) for name, run in runs.items()}
+    codes = {"memory": runs.pop("memory").wait(timeout=1200)}
     said = {"memory": (memory / "cluster-run.log").read_text()}
     ran_before = {job["JobId"] for job in scheduled_jobs()}
     # the limit raised back to the profile's: the same command goes on
-    codes["rerun"] = on_cluster(memory, profile, memory_target[0]).wait(timeout=600)
+    rerun = on_cluster(memory, profile, memory_target[0])
+    codes |= {name: run.wait(timeout=1200) for name, run in runs.items()}
+    codes["rerun"] = rerun.wait(timeout=600)
     minutes = (time.time() - started) / 60
     jobs = [job for job in scheduled_jobs() if job["JobId"] not in before]
     listing = "\n".join(
