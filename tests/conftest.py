@@ -13,7 +13,14 @@ import time
 from pathlib import Path
 
 import pytest
-import torch
+
+# the suite's processes share 2 cores (the shared demo run, two workers, their Snakemake runs, the
+# SLURM node's jobs of 4 and 8 threads on a node that says it has 16 CPUs): an OpenMP thread with
+# nothing to do sleeps instead of spinning for the cores the others need (answers do not depend on
+# it). Set before torch loads libgomp, which reads it then; the runs the tests start inherit it.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import torch  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"

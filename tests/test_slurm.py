@@ -77,11 +77,10 @@ def on_cluster(project: Path, profile: dict, *args: str) -> subprocess.Popen:
     # no slurmdbd here: jobs are followed with squeue; checked every second, not every 40
     command += ["--slurm-status-command", "squeue", "--slurm-init-seconds-before-status-checks", "1"]
     log = (project / "cluster-run.log").open("w")
-    # the node says it has 16 CPUs on a machine of 2, and its jobs take their rules' 4 and 8
-    # threads: idle OpenMP threads sleep instead of spinning for the cores the others need (the
-    # answers do not depend on it; sbatch hands the environment on to the jobs)
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_WAIT_POLICY": "PASSIVE"}
-    return subprocess.Popen(command, cwd=project, stdout=log, stderr=subprocess.STDOUT, env=env)
+    # sbatch hands the environment on to the jobs: OMP_WAIT_POLICY=PASSIVE among it (conftest)
+    return subprocess.Popen(
+        command, cwd=project, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "HF_HUB_OFFLINE": "1"}
+    )
 
 
 WIKIDATA = ["results/wikidata/entities.parquet", "results/wikidata/claims.parquet"]
