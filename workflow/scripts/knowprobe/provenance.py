@@ -43,14 +43,13 @@ def _with_parents(path: Path) -> list[Path]:
     return files
 
 
-def _imports(path: Path) -> tuple[list[Path], set[str]]:
+def _imports(path: Path) -> tuple[tuple[Path, ...], frozenset[str]]:
     """The knowprobe module files and the third-party top-level names one file imports."""
     # every rule's inputs walk the same modules (the Snakefile asks for about 100 rules, at parse
     # time and again for each job's input function): each file is parsed once a process, and
     # again only once it changed
     stat = path.stat()
-    modules, third_party = _parsed_imports(path, stat.st_mtime_ns, stat.st_size)
-    return list(modules), set(third_party)
+    return _parsed_imports(path, stat.st_mtime_ns, stat.st_size)
 
 
 @functools.cache
