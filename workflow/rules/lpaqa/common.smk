@@ -631,7 +631,9 @@ def print_multitoken_costs(dag):
     sets exist (docs/lpaqa.md, Multi-token answers). The test half's Top-1 templates are not known
     before the train half is asked: each set's best-ranked template stands in, as many as there
     can be at most."""
-    probing = [job.wildcards.model for job in dag.needrun_jobs() if job.rule.name == "lpaqa_multitoken_probe"]
+    planned = {job.wildcards.model for job in dag.needrun_jobs() if job.rule.name == "lpaqa_multitoken_probe"}
+    # in the config's order: the DAG's jobs come as a set, in another order each run
+    probing = [model for model in config["models"] if model in planned]
     if not probing:
         return
     import pandas as pd
