@@ -137,7 +137,9 @@ def watch(
             stream.feed(data)
         if seen is None and until(cwd):
             held_since = held_since or time.time()
-            if time.time() - held_since > 1.0:  # the display refreshes four times a second
+            # the display refreshes four times a second; the screen is read between two frames
+            # (0.1 s without output), never from a frame half fed (one seen on a loaded machine)
+            if time.time() - held_since > 1.0 and not ready:
                 seen = list(screen.display)
                 if interrupt:
                     os.killpg(process.pid, signal.SIGINT)  # what a terminal sends on Ctrl-C
