@@ -75,6 +75,8 @@ class StubEncoder(torch.nn.Module):
         self.rows += input_ids.shape[0]
         out = torch.zeros((*input_ids.shape, len(STUB_VOCAB)))
         for row, ids in enumerate(input_ids.tolist()):
+            if ID["is"] not in ids or ID["."] not in ids:
+                continue  # no slots (the scorer's probe input at load): uniform, as anywhere else
             begin, end = ids.index(ID["is"]) + 1, ids.index(ID["."])
             slots = list(range(begin, end))
             for j, position in enumerate(slots):
@@ -91,6 +93,14 @@ class StubMaskedLM(torch.nn.Module):
         self.config = types.SimpleNamespace(max_position_embeddings=64)
         self.base_model = StubEncoder()
         self.cls = torch.nn.Identity()  # the head MaskedLM finds (BERT's attribute name)
+        self.embeddings = torch.nn.Embedding(len(STUB_VOCAB), 1)
+
+    def get_input_embeddings(self):
+        return self.embeddings
+
+    def forward(self, input_ids, attention_mask=None):
+        """The model's own logits: its head on its encoder's states (what the scorer checks its head by)."""
+        return types.SimpleNamespace(logits=self.cls(self.base_model(input_ids, attention_mask)[0]))
 
 
 @pytest.fixture(scope="module")

@@ -13,9 +13,9 @@ import torch
 
 from knowprobe.io import KnowprobeError
 from knowprobe.scoring import CausalLM, MaskedLM, ScoringSettings, causal
-from knowprobe.scoring.causal import PLAIN_HEAD_MODELS, causal_head
 from knowprobe.scoring.masked import mask_head
 from knowprobe.scoring.runtime import make_batches
+from knowprobe.scoring.start_token import resolve_start_token
 
 TOLERANCE = 1e-4
 SMALL_BATCHES = ScoringSettings(device="cpu", dtype="float32", batch_size=3, max_tokens=64, max_length=64)
@@ -64,8 +64,13 @@ def reference_pll(model, tokenizer, prefix: str, continuation: str, within_word_
     return total
 
 
+def start_ids(tokenizer) -> list[int]:
+    """The start token the scorers put first by default (``auto``: tests/test_start_token.py)."""
+    return list(resolve_start_token(tokenizer, "auto").ids)
+
+
 def reference_continuation(model, tokenizer, prefix: str, continuation: str) -> float:
-    start = [] if tokenizer.bos_token_id is None else [tokenizer.bos_token_id]
+    start = start_ids(tokenizer)
     before = start + (tokenizer(prefix, add_special_tokens=False)["input_ids"] if prefix else [])
     text = prefix + " " + continuation if prefix else continuation
     ids = start + tokenizer(text, add_special_tokens=False)["input_ids"]
@@ -371,7 +376,7 @@ def test_continuation_logprob_matches_a_full_forward_reference(tiny_causal_model
     _, model, tokenizer = tiny_causal_models[index]
     scorer = CausalLM(model, tokenizer, SMALL_BATCHES, padding_side=side)
     assert scorer.padding_side == side
-    pairs = PAIRS + ([("", "Paris is the capital of France .")] if tokenizer.bos_token_id is not None else [])
+    pairs = PAIRS + ([("", "Paris is the capital of France .")] if start_ids(tokenizer) else [])
     prefixes, continuations = map(list, zip(*pairs))
     got = scorer.conditional_logprob(prefixes, continuations)
     want = [reference_continuation(model, tokenizer, p, c) for p, c in pairs]
@@ -428,7 +433,7 @@ def test_shared_prefixes_are_placed_once_and_give_the_full_forward_scores(
         distinct_prefixes = {tuple(sequence[: k + 1]) for sequence in ids for k in range(len(sequence) - 1)}
         assert layouts[0].used.sum() == len(distinct_prefixes) < sum(len(sequence) - 1 for sequence in ids)
         assert layouts[1].used.sum() == sum(len(sequence) - 1 for sequence in ids)
-    if start_token and tokenizer.bos_token_id is not None:
+    if start_token and start_ids(tokenizer):
         want = [reference_continuation(model, tokenizer, p, c) for p, c in SHARED_PAIRS]
     else:
         want = [reference_continuation_without_start(model, tokenizer, p, c) for p, c in SHARED_PAIRS]
@@ -467,7 +472,7 @@ def test_next_token_candidates_match_a_full_forward_reference(tiny_causal_models
     assert len(candidates) == len(CANDIDATE_WORDS)  # each word one token with its leading space
     targets = candidates[: len(prefixes)]
     scores = scorer.candidate_logprobs(prefixes, candidates, targets, top_k=5)
-    start = [] if tokenizer.bos_token_id is None else [tokenizer.bos_token_id]
+    start = start_ids(tokenizer)
     expected = [
         reference_slot(
             reference_logprobs(model, start + tokenizer(p, add_special_tokens=False)["input_ids"])[-1], candidates, t
@@ -477,10 +482,13 @@ def test_next_token_candidates_match_a_full_forward_reference(tiny_causal_models
     assert_candidates(scores, expected, 5)
 
 
-@pytest.mark.parametrize("index, start_token", [(2, True), (0, False)], ids=["qwen2-no-bos", "gpt2-start-token-off"])
-def test_without_a_start_token_a_text_needs_a_prefix(tiny_causal_models, index, start_token):
+@pytest.mark.parametrize(
+    "index, start_token, setting", [(2, True, "none"), (0, False, "auto")], ids=["start-token-none", "start-token-off"]
+)
+def test_without_a_start_token_a_text_needs_a_prefix(tiny_causal_models, index, start_token, setting):
     _, model, tokenizer = tiny_causal_models[index]
-    scorer = CausalLM(model, tokenizer, SMALL_BATCHES, start_token=start_token)
+    settings = ScoringSettings(**{**SMALL_BATCHES.__dict__, "start_token": setting})
+    scorer = CausalLM(model, tokenizer, settings, start_token=start_token)
     assert scorer.start == []
     with pytest.raises(KnowprobeError, match="without a start token .* give a prefix"):
         scorer.conditional_logprob([""], ["Paris is a city ."])
@@ -530,45 +538,6 @@ def tiny_causal(name, vocab_size, **config_values):
     for key, value in config_values.items():
         setattr(config, key, value)
     return getattr(t, name)(config).eval()
-
-
-@pytest.mark.parametrize("attention", ["sdpa", "eager"])
-@pytest.mark.parametrize("name", sorted(PLAIN_HEAD_MODELS))
-def test_packed_rows_give_each_text_its_unpacked_scores(tiny_causal_models, name, attention, monkeypatch):
-    """Every causal architecture packed (causal.PACKABLE_MODELS) against the same texts run
-    unpacked, each alone in its padded row."""
-    assert name in causal.PACKABLE_MODELS
-    tokenizer = tiny_causal_models[0][2]
-    model = tiny_causal(name, len(tokenizer))
-    model.set_attn_implementation(attention)
-    scorer = CausalLM(model, tokenizer, SMALL_BATCHES)
-    pairs = PAIRS + SHARED_PAIRS
-    prefixes, continuations = map(list, zip(*pairs))
-    assert scorer.packing_width(20) == 64  # the models' 64 positions, under causal.PACK_WIDTH
-    packed = scorer.conditional_logprob(prefixes, continuations)
-    monkeypatch.setattr(scorer, "packing_width", lambda longest: None)
-    np.testing.assert_allclose(packed, scorer.conditional_logprob(prefixes, continuations), atol=TOLERANCE)
-
-
-@pytest.mark.parametrize("name", sorted(PLAIN_HEAD_MODELS))
-def test_plain_heads_give_the_models_own_logits(name):
-    model = tiny_causal(name, vocab_size=97)
-    ids = torch.randint(0, 97, (2, 9), generator=torch.Generator().manual_seed(1))
-    with torch.no_grad():
-        via_head = causal_head(model)(model.base_model(input_ids=ids)[0])
-        assert torch.allclose(via_head, model(input_ids=ids).logits, atol=1e-5)
-
-
-def test_unknown_heads_fall_back_to_full_logits(tiny_causal_models, monkeypatch, caplog):
-    from knowprobe.scoring import causal
-
-    _, model, tokenizer = tiny_causal_models[0]
-    monkeypatch.setattr(causal, "PLAIN_HEAD_MODELS", frozenset())
-    with caplog.at_level("WARNING"):
-        scorer = CausalLM(model, tokenizer, SMALL_BATCHES)
-    assert "no known plain LM head" in caplog.text
-    got = scorer.conditional_logprob(["A dog"], ["can bark ."])
-    assert got[0] == pytest.approx(reference_continuation(model, tokenizer, "A dog", "can bark ."), abs=TOLERANCE)
 
 
 # --- the shared runtime ---------------------------------------------------------------------

@@ -188,9 +188,13 @@ def settings(section):
     return section
 
 
-def scoring_settings():
-    """The scoring section as the scorers take it (threads are the rule's own)."""
-    return settings({key: value for key, value in config["scoring"].items() if key != "threads"})
+def scoring_settings(model=None):
+    """The scoring section as the scorers take it (threads are the rule's own), for ``model``
+    with its own start token (``models.NAME.start_token``) in place of the section's."""
+    section = {key: value for key, value in config["scoring"].items() if key != "threads"}
+    if model is not None and config["models"][model].get("start_token") is not None:
+        section["start_token"] = config["models"][model]["start_token"]
+    return settings(section)
 
 
 def is_url(location):

@@ -19,8 +19,9 @@ with rule_logging(snakemake.log[0]) as log:
     relations = contracts.read(snakemake.input.relations, contracts.BEAR_RELATIONS)
     instances = contracts.read(snakemake.input.instances, contracts.BEAR_INSTANCES)
     model, kind, options = snakemake.wildcards.model, snakemake.params.kind, snakemake.params.bear_scoring
-    # causal LMs: BOS before every statement, whether or not the tokenizer adds it (lm-pub-quiz's
-    # ensure_bos_token_added=True)
+    # causal LMs: the model's start token before every statement, whether or not the tokenizer
+    # adds one (lm-pub-quiz's ensure_bos_token_added=True puts GPT-2's <|endoftext|> first; the
+    # scoring layer's start_token carries that to other tokenizers)
     dtype = options["dtype"]
     settings = scoring.ScoringSettings(**{**snakemake.params.scoring, **({} if dtype is None else {"dtype": dtype})})
 
@@ -68,6 +69,8 @@ with rule_logging(snakemake.log[0]) as log:
         "hub_id": snakemake.params.hub_id,
         "family": scorer.model.config.model_type,
         "parameters": int(sum(p.numel() for p in scorer.model.parameters())),
+        # the token a causal model read before every text (docs/scoring.md, "The start token")
+        "start_token": scorer.definition_of_start(),
     }
     with atomic_path(snakemake.output.model) as tmp:
         tmp.write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")

@@ -54,6 +54,8 @@ with rule_logging(snakemake.log[0]) as log:
         "kind": snakemake.params.kind,
         "family": scorer.model.config.model_type,
         "parameters": int(sum(p.numel() for p in scorer.model.parameters())),
+        # the token a causal model read before every text (docs/scoring.md, "The start token")
+        "start_token": scorer.definition_of_start(),
     }
     with atomic_path(snakemake.output.model) as tmp:
         tmp.write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")

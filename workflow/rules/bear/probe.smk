@@ -23,6 +23,6 @@ rule bear_probe:
         kind=lambda wildcards: config["models"][wildcards.model]["kind"],
         hub_id=lambda wildcards: config["models"][wildcards.model].get("hub_id"),
         bear_scoring=settings(BEAR["scoring"]),
-        scoring=scoring_settings(),
+        scoring=lambda wildcards: scoring_settings(wildcards.model),
     script:
         "../../scripts/bear_probe.py"

@@ -21,7 +21,7 @@ rule comps_probe:
         kind=lambda wildcards: config["models"][wildcards.model]["kind"],
         within_word_l2r=COMPS["scoring"]["within_word_l2r"],
         start_token=COMPS["scoring"]["start_token"],
-        scoring=scoring_settings(),
+        scoring=lambda wildcards: scoring_settings(wildcards.model),
         dtype=COMPS["scoring"]["dtype"],
         recheck=COMPS["scoring"]["recheck"],
     script:

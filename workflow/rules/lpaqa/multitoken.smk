@@ -83,7 +83,7 @@ rule lpaqa_multitoken_probe:
     resources:
         gpu=1,
     params:
-        scoring=scoring_settings(),
+        scoring=lambda wildcards: scoring_settings(wildcards.model),
         kind=lambda wildcards: config["models"][wildcards.model]["kind"],
         methods=lambda wildcards: MULTITOKEN["methods"][config["models"][wildcards.model]["kind"]],
         prompt_sets=MULTITOKEN_SETS,

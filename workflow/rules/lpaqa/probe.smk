@@ -19,7 +19,7 @@ rule lpaqa_probe:
     resources:
         gpu=1,
     params:
-        scoring=scoring_settings(),
+        scoring=lambda wildcards: scoring_settings(lpaqa_model(wildcards.model)),
         top_k=LPAQA["probe"]["top_k"],
         kind=lambda wildcards: lpaqa_kind(wildcards.model),
         score=lambda wildcards: lpaqa_score(wildcards.model),
@@ -45,7 +45,7 @@ rule lpaqa_probe_seeded:
     resources:
         gpu=1,
     params:
-        scoring=scoring_settings(),
+        scoring=lambda wildcards: scoring_settings(lpaqa_model(wildcards.model)),
         top_k=LPAQA["probe"]["top_k"],
         kind=lambda wildcards: lpaqa_kind(wildcards.model),
         score=lambda wildcards: lpaqa_score(wildcards.model),

@@ -38,7 +38,7 @@ rule lpaqa_selection:
     resources:
         gpu=1,
     params:
-        scoring=scoring_settings(),
+        scoring=lambda wildcards: scoring_settings(lpaqa_model(wildcards.model)),
         max_k=LPAQA["selection"]["max_k"],
         opti=settings(LPAQA["selection"]["opti"]),
         train_share=LPAQA["trex_train"]["train_share"],

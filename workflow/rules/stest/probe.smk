@@ -22,6 +22,6 @@ rule stest_probe:
         relations=settings(STEST["relations"]),
         few_shot=settings(few_shot_settings()),
         subject_spacing=STEST["subject_spacing"],
-        scoring=scoring_settings(),
+        scoring=lambda wildcards: scoring_settings(wildcards.model),
     script:
         "../../scripts/stest_probe.py"

@@ -11,17 +11,26 @@ import pandas as pd
 from . import metrics
 
 
-def score_name(kind: str, pll: str, conditional: bool) -> str:
-    """The statement score a model's numbers come from, as the tables name it."""
+def score_name(kind: str, pll: str, conditional: bool, start_token: str | None = None) -> str:
+    """The statement score a model's numbers come from, as the tables name it; a causal model's
+    with the start token its probe put before every statement (``start_token``: its label, as
+    ``scoring.start_token.StartToken.label`` gives it)."""
     if kind == "masked":
         return f"PLL {pll}" + (", answer tokens" if conditional else "")
-    return "answer-to-end log-prob after BOS and prefix" if conditional else "statement log-prob after BOS"
+    after = "no start token" if start_token in (None, "none") else start_token
+    if isinstance(start_token, str) and start_token.startswith("none"):
+        after = start_token
+    if conditional:
+        return f"answer-to-end log-prob after the start token {after} and prefix"
+    return f"statement log-prob after the start token {after}"
 
 
 def model_settings(models: pd.DataFrame, pll: str, conditional: bool, ties: str) -> pd.DataFrame:
-    """Each model's ``model, kind, family, parameters`` with the ``score`` and ``ties`` it used."""
+    """Each model's ``model, kind, family, parameters`` with the ``score`` (a causal model's with
+    the start token its probe recorded) and ``ties`` it used."""
     out = models[["model", "kind", "family", "parameters"]].copy()
-    out["score"] = [score_name(k, pll, conditional) for k in out["kind"]]
+    starts = models["start_token"] if "start_token" in models else [None] * len(models)
+    out["score"] = [score_name(k, pll, conditional, start) for k, start in zip(out["kind"], starts)]
     out["ties"] = ties
     return out
 

@@ -21,6 +21,7 @@ import numpy as np
 import torch
 
 from ..io import KnowprobeError
+from .paths import probe_sequences, relative_difference, tolerance, verified_head
 from .runtime import (
     CandidateScores,
     ModelRunner,
@@ -33,29 +34,10 @@ from .runtime import (
     quoted,
     run_batches,
 )
+from .start_token import resolve_start_token
 
 log = logging.getLogger(__name__)
 
-# Models whose logits are their output embedding applied to the base model's final hidden states,
-# with nothing after it (no soft-capping or scaling); for these the head runs only where a score
-# is read. Any other model falls back to its own forward at every position.
-PLAIN_HEAD_MODELS = frozenset(
-    {
-        "GPT2LMHeadModel",
-        "GPTJForCausalLM",
-        "GPTNeoForCausalLM",
-        "GPTNeoXForCausalLM",
-        "LlamaForCausalLM",
-        "MistralForCausalLM",
-        "Qwen2ForCausalLM",
-    }
-)
-
-
-# Architectures that read positions only from position ids and take a custom 4-D attention mask
-# as it is given (transformers' masking utilities pass one through), so that texts packed into one
-# row are computed exactly as alone; each is held to its unpacked scores by a test.
-PACKABLE_MODELS = PLAIN_HEAD_MODELS
 # Tokens in a packed row: attention then costs each token 2 x 128 x hidden multiply-adds (about
 # 3% of a layer's at hidden 768), and a row ends at most one text short of full.
 PACK_WIDTH = 128
@@ -67,38 +49,83 @@ PACK_WIDTH = 128
 PACKED_CPU_MAX_TOKENS = 2_048
 
 
-def causal_head(model):
-    return model.get_output_embeddings() if type(model).__name__ in PLAIN_HEAD_MODELS else None
-
-
 class CausalLM(ModelRunner):
     kind = "causal"
 
     def __init__(self, model, tokenizer, settings=None, padding_side=None, start_token: bool = True):
-        """``start_token``: put the model's BOS token (where it has one) before every text."""
+        """``start_token``: whether every text begins with the model's start token (the one
+        ``settings.start_token`` names, ``start_token.resolve_start_token``); statements and the
+        next token always do. The paths the model takes (its head where a score is read, packed
+        rows, left padding) are tried once here (``paths``)."""
         super().__init__(model, tokenizer, settings, padding_side)
-        self.head = causal_head(model)
-        if self.head is None:
-            log.warning("%s: no known plain LM head; computing logits at every position", type(model).__name__)
-        self.start = [tokenizer.bos_token_id] if start_token and tokenizer.bos_token_id is not None else []
+        self.start_token = resolve_start_token(tokenizer, self.settings.start_token)
+        self.start = list(self.start_token.ids) if start_token else []
+        probes = probe_sequences(tokenizer, model)
+        self.head = verified_head(model, model.get_output_embeddings(), probes, self.device)
+        self.packable = self.packing_works(probes)
+        log.info(
+            "%s: start token %s%s; head %s; %s",
+            type(model).__name__,
+            self.start_token.label,
+            "" if start_token else " for statements and the next token only (texts begin without it)",
+            "applied where a score is read" if self.head is not None else "unknown: logits from the whole forward",
+            "texts packed into rows" if self.packable else "texts in padded batches",
+        )
 
     def packing_width(self, longest: int) -> int | None:
         """The width of a packed row for texts of at most ``longest`` tokens, or None where this
-        model is not packed: an architecture not in ``PACKABLE_MODELS`` or without a known head,
-        an attention without 4-D masks, or a local attention window narrower than a row (GPT-Neo's,
+        model is not packed: one whose packed rows did not compute its texts as alone when tried at
+        load (``packing_works``), or with a local attention window narrower than a row (GPT-Neo's,
         Mistral's), which counts the row's other texts as distance."""
         width = max(longest, min(PACK_WIDTH, self.max_positions or PACK_WIDTH))
         config = self.model.config
-        if (
-            type(self.model).__name__ not in PACKABLE_MODELS
-            or self.head is None
-            or config._attn_implementation not in ("sdpa", "eager")
-        ):
+        if not self.packable:
             return None
         windows = [getattr(config, key, None) for key in ("window_size", "sliding_window")]
         if any(isinstance(window, int) and window < width for window in windows):
             return None
         return width
+
+    @torch.inference_mode()
+    def packing_works(self, probes: list[list[int]]) -> bool:
+        """Whether texts packed into one row (a shared prefix placed once, each token attending
+        to its own text's earlier tokens through a 4-D mask at its own positions) give the final
+        hidden states each text has alone, tried on the probe sequences (``paths``). A model that
+        builds its own mask over the given one, numbers positions itself or takes no 4-D mask
+        fails it and runs in padded batches (one log line)."""
+        model = type(self.model).__name__
+        if self.head is None:
+            return False  # packed rows read their logits through the head
+        implementation = self.model.config._attn_implementation
+        if implementation not in ("sdpa", "eager"):
+            log.info("%s: %s attention takes no custom 4-D mask; texts run in padded batches", model, implementation)
+            return False
+        width = sum(len(sequence) for sequence in probes)
+        tree = prefix_tree_rows(probes, [1] * len(probes), width, self.pad_id, True)
+        try:
+            states = self.packed_hidden_states(
+                tree.tokens, tree.positions, ancestor_visibility(tree.parents, tree.positions)
+            )
+        except Exception as error:  # an architecture that refuses a 4-D mask or position ids
+            log.info("%s: packed rows fail (%s: %s); texts run in padded batches", model, type(error).__name__, error)
+            return False
+        worst = 0.0
+        for i, sequence in enumerate(probes):
+            reads = tree.reads[tree.reads[:, 3] == i]
+            alone = self.model.base_model(input_ids=self.to_device(np.array([sequence[:-1]], dtype=np.int64)))[0][0]
+            packed = states[self.to_device(reads[:, 0]), self.to_device(reads[:, 1])]
+            worst = max(worst, relative_difference(packed.float(), alone.float()))
+        limit = tolerance(next(self.model.parameters()).dtype)
+        if worst > limit:
+            log.info(
+                "%s: packed rows do not compute texts as alone (relative difference %.2g > %.0e: its attention does "
+                "not follow a given 4-D mask and position ids); texts run in padded batches",
+                model,
+                worst,
+                limit,
+            )
+            return False
+        return True
 
     def packed_hidden_states(self, tokens: np.ndarray, positions: np.ndarray, visible: np.ndarray) -> torch.Tensor:
         """Final hidden states [rows, width, hidden] of packed rows, each token attending to the
@@ -198,17 +225,18 @@ class CausalLM(ModelRunner):
             totals = self.packed_logprobs(prefix_tree_rows(ids, scored, width, self.pad_id, share_prefixes))
         return self.finite(totals, "log-likelihoods")
 
+    def definition_of_start(self) -> str:
+        """The start token texts begin with (``start_token.StartToken.label``), or ``none`` where
+        this scorer's texts begin without one (COMPS's authors' reading)."""
+        return self.start_token.label if self.start else "none"
+
     @property
     def statement_start(self) -> list[int]:
-        """The token every statement is scored after: the model's BOS token, whatever
-        ``start_token`` says; for a model without one (Qwen2) its EOS token, as
-        lm-evaluation-harness's prefix token (a text boundary the model was trained on)."""
-        for token in (self.tokenizer.bos_token_id, self.tokenizer.eos_token_id):
-            if token is not None:
-                return [token]
-        raise KnowprobeError(
-            f"{type(self.model).__name__}: its tokenizer has neither a BOS nor an EOS token to score a statement after"
-        )
+        """The token every statement and next token is scored after: the model's start token
+        (``settings.start_token``, ``start_token.resolve_start_token``), whatever the scorer's
+        ``start_token`` says; [] where it is ``none`` (a statement's first token is then not
+        scored, having nothing to be predicted from)."""
+        return list(self.start_token.ids)
 
     def statement_logprob(
         self,
@@ -347,8 +375,6 @@ class CausalLM(ModelRunner):
         hidden state at the prefix's last token (in the model's dtype), from which
         ``candidate_logprobs_from_hidden`` gives every candidate's log-prob later. ``known``:
         prefixes whose hidden states are already at hand, which only the LM head then reads."""
-        if self.head is None:
-            raise KnowprobeError(f"{type(self.model).__name__}: no known plain LM head to read stored hidden states")
 
         def prepare(to_run: list[str]):
             encoded, _ = self.encode(to_run, self.statement_start)
@@ -362,6 +388,8 @@ class CausalLM(ModelRunner):
                 batch = self.pad(sequences)
                 rows = torch.arange(len(local), device=self.device)
                 last = self.to_device(batch.starts + np.array([len(s) - 1 for s in sequences], dtype=np.int64))
+                if self.head is None:  # no plain head (``paths``): the model's own logits are the states kept
+                    return self.full_logits(batch)[rows, last]
                 return self.hidden_states(batch)[rows, last]
 
             return np.fromiter((len(ids) for ids in encoded), dtype=np.int64, count=len(encoded)), states_of
@@ -372,8 +400,9 @@ class CausalLM(ModelRunner):
 
     def slot_logits(self, states: torch.Tensor) -> torch.Tensor:
         """The output embedding at the prefixes' last hidden states, in the model's dtype (``score_slots``
-        and ``candidate_logprobs_from_hidden`` take the log-softmax in float32)."""
-        return self.head(states)
+        and ``candidate_logprobs_from_hidden`` take the log-softmax in float32); without a plain
+        head the states kept are the model's own logits already (``slot_scores``)."""
+        return self.head(states) if self.head is not None else states
 
 
 class TreeRows(NamedTuple):

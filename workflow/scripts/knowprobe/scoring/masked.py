@@ -22,6 +22,7 @@ import torch
 
 from ..io import KnowprobeError
 from .final_layer import final_layer, final_layer_at
+from .paths import probe_sequences, relative_difference, tolerance, verified_head
 from .runtime import (
     CandidateScores,
     ModelRunner,
@@ -78,11 +79,36 @@ class MaskedLM(ModelRunner):
 
     def __init__(self, model, tokenizer, settings=None, padding_side=None):
         super().__init__(model, tokenizer, settings, padding_side)
-        self.head = float32_head(mask_head(model))
-        if self.head is None:
-            log.warning("%s: no known LM head; computing logits at every position", type(model).__name__)
-        # the head reads one position per sequence, so the last layer runs there only (None: everywhere)
-        self.final_layer = final_layer(model)
+        probes = probe_sequences(tokenizer, model)
+        # the head and the last layer where a score is read, each where it gives the model's own
+        # numbers on a probe input (``paths``); else logits from the whole forward, the last layer everywhere
+        self.head = float32_head(verified_head(model, mask_head(model), probes, self.device))
+        self.final_layer = self.verified_final_layer(final_layer(model) if self.head is not None else None, probes)
+
+    @torch.inference_mode()
+    def verified_final_layer(self, final, probes: list[list[int]]):
+        """``final`` (the last layer computed only where read) where it gives the full last
+        layer's states at a probe position, else None (logged)."""
+        if final is None:
+            return None
+        worst = 0.0
+        for sequence in probes:
+            batch = self.pad([sequence])
+            rows = torch.zeros(1, dtype=torch.long, device=self.device)
+            at = self.to_device(np.array([len(sequence) // 2]))
+            full = self.hidden_states(batch)[rows, at]
+            with final_layer_at(final, rows, at):
+                part = self.hidden_states(batch)[rows, at]
+            worst = max(worst, relative_difference(part.float(), full.float()))
+        if worst > tolerance(next(self.model.parameters()).dtype):
+            log.info(
+                "%s: its last layer computed only where read differs from the full layer (relative difference "
+                "%.2g); the last layer runs everywhere",
+                type(self.model).__name__,
+                worst,
+            )
+            return None
+        return final
 
     @torch.inference_mode()
     def hidden_at(self, sequences: list[list[int]], positions: np.ndarray) -> torch.Tensor:
@@ -193,8 +219,6 @@ class MaskedLM(ModelRunner):
         kept once (top-k and hidden state per distinct text, targets per input). ``known``: texts
         whose final hidden states at the mask are already at hand (another job's), which only the
         LM head then reads; the rest run through the encoder."""
-        if keep_hidden and self.head is None:
-            raise KnowprobeError(f"{type(self.model).__name__}: no known LM head, so hidden states cannot be kept")
 
         def prepare(to_run: list[str]):
             encoded = self.tokenizer(to_run, add_special_tokens=True)["input_ids"]

@@ -47,6 +47,8 @@ class ScoringSettings:
     max_tokens: int | str = _DEFAULTS["max_tokens"]  # most padded tokens in a batch; auto: the device's
     max_length: int = _DEFAULTS["max_length"]  # longest tokenized input
     max_padding: float = _DEFAULTS["max_padding"]  # most padding a batch adds, per real token
+    # the token a causal model reads before a text: auto, bos, eos, none or a token (start_token.py)
+    start_token: str = _DEFAULTS["start_token"]
 
     def on(self, device: torch.device) -> ScoringSettings:
         """These settings with ``auto`` batch limits made the device's (``BATCH_LIMITS``)."""
@@ -163,6 +165,32 @@ class ModelRunner:
         if side == "left" and not (self.positions_from_ids or self.takes_positions):
             side = "right"  # real tokens must start at position 0 for this model
         self.padding_side = side
+        if side == "left" and not self.left_padding_works():
+            self.padding_side = "right"
+
+    @torch.inference_mode()
+    def left_padding_works(self) -> bool:
+        """Whether a batch padded on the left (with position ids where the model takes them)
+        gives each probe sequence the final hidden states it has alone (``paths``); else the
+        batches are padded on the right, where real tokens start at position 0 (logged)."""
+        from .paths import probe_sequences, relative_difference, tolerance
+
+        probes = probe_sequences(self.tokenizer, self.model)
+        batch = self.pad(probes)
+        states = self.hidden_states(batch)
+        worst = 0.0
+        for row, sequence in enumerate(probes):
+            alone = self.model.base_model(input_ids=self.to_device(np.array([sequence], dtype=np.int64)))[0][0]
+            worst = max(worst, relative_difference(states[row, int(batch.starts[row]) :].float(), alone.float()))
+        if worst > tolerance(next(self.model.parameters()).dtype):
+            log.info(
+                "%s: left-padded batches do not compute texts as alone (relative difference %.2g); "
+                "padding on the right",
+                type(self.model).__name__,
+                worst,
+            )
+            return False
+        return True
 
     def pad(self, sequences: list[list[int]]) -> Padded:
         lengths = np.fromiter((len(s) for s in sequences), dtype=np.int64, count=len(sequences))
@@ -220,9 +248,8 @@ class ModelRunner:
     def candidate_logprobs_from_hidden(self, hidden: torch.Tensor, candidate_ids, chunk: int = 4096) -> np.ndarray:
         """Log-probs (normalised over the whole vocabulary) of the candidates from final hidden
         states kept by ``slot_scores(..., keep_hidden=True)``: [n, candidates] float32, computed as
-        the probe computed them, without running the model."""
-        if self.head is None:
-            raise KnowprobeError(f"{type(self.model).__name__}: no known LM head to apply to stored hidden states")
+        the probe computed them, without running the model (where the model has no plain head,
+        ``paths``, the states kept are its logits, and only the log-softmax runs)."""
         candidates = self.to_device(np.asarray(candidate_ids, dtype=np.int64))
         out = np.empty((len(hidden), len(candidates)), dtype=np.float32)
         for start in range(0, len(hidden), chunk):
@@ -285,6 +312,11 @@ class ModelRunner:
             int(from_known.sum()),
         )
         return self.finite(accumulator.result(index), what)
+
+    def definition_of_start(self) -> str | None:
+        """The token this scorer puts before a text, as table rows and logs name it (None: a
+        masked model's, whose tokenizer adds its own specials)."""
+        return None
 
     def phrase_tokens(self, texts: list[str]) -> list[tuple[list[int], list[int]]]:
         """Each text's model input and the positions of the text's own tokens (each scorer's)."""
