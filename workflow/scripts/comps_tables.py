@@ -34,7 +34,7 @@ with rule_logging(snakemake.log[0]) as log:
     left_out = tables.left_out_note(scores)
     if left_out:
         log.warning("%s", left_out.strip())
-    chance += left_out
+    chance += left_out + tables.start_token_note(models)
     accuracy = tables.by_subset(pairs)
     save("accuracy", accuracy, tables.wide(accuracy, ["model"]), "Accuracy (%) per model and subset." + chance)
     types = tables.by_negative_type(pairs)

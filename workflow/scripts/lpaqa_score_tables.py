@@ -7,6 +7,7 @@ import pandas as pd
 from knowprobe import contracts
 from knowprobe.io import rule_logging, write_csv, write_text
 from knowprobe.lpaqa.tables import right_context_counts, score_columns, score_summary
+from knowprobe.scoring.start_token import start_token_of
 from knowprobe.tables import to_latex, to_markdown
 
 with rule_logging(snakemake.log[0]) as log:
@@ -16,8 +17,15 @@ with rule_logging(snakemake.log[0]) as log:
         ignore_index=True,
     )
     table = score_summary(results, runs)
+    # the token each causal run's probe read before every prompt (docs/scoring.md, "The start token")
+    starts = {
+        run: start_token_of(path, setting)
+        for (run, setting), path in zip(snakemake.params.start_tokens, snakemake.input.models)
+    }
+    if not table.empty:
+        table.insert(int(table.columns.get_loc("score")) + 1, "start token", table["run"].map(starts).fillna("-"))
     write_csv(table, snakemake.output.csv)
-    columns = ["run", "score", "prompt_set", "method", *score_columns(table)]
+    columns = ["run", "score", "start token", "prompt_set", "method", *score_columns(table)]
     markdown = to_markdown(table, columns)
     log.info("test P@1 (%%) of every run:\n%s", markdown)
     write_text(markdown, snakemake.output.markdown)

@@ -6,6 +6,7 @@ import pandas as pd
 
 from knowprobe import contracts
 from knowprobe.io import rule_logging, write_csv
+from knowprobe.scoring.start_token import start_token_of
 from knowprobe.stest import metrics, paper
 from knowprobe.tables import grid, load_paper, write_table
 
@@ -16,6 +17,14 @@ with rule_logging(snakemake.log[0]) as log:
     write_csv(pr, snakemake.output.pr)
     rows = paper.model_rows(dict(snakemake.params.models), numbers)
     note = " Cells: ours (the paper's, difference)."
+    # the token each causal model read before every query (docs/scoring.md, "The start token")
+    causal = [name for name, info in dict(snakemake.params.models).items() if info["kind"] == "causal"]
+    starts = {
+        name: start_token_of(path, dict(snakemake.params.models)[name]["start_token"])
+        for name, path in zip(causal, snakemake.input.models)
+    }
+    if starts:
+        note += " Causal models' start token: " + ", ".join(f"{name}: {label}" for name, label in starts.items()) + "."
 
     def save(name, long, layout, caption):
         write_table(snakemake.output, name, long, layout, caption)

@@ -98,6 +98,8 @@ rule lpaqa_score_tables:
         selection=expand(LPAQA_SELECTION, model=LPAQA_RUNS, prompt_set=LPAQA_PROMPT_SETS),
         majority=expand(rules.lpaqa_majority.output[0], model=LPAQA_RUNS, dataset=LPAQA_DATASETS, split="test"),
         prompts=expand(LPAQA_PROMPTS, prompt_set=LPAQA_PROMPT_SETS),
+        # the causal runs' tokenizers: each row names the start token its probe read first
+        models=[model_dir(lpaqa_model(run)) for run in LPAQA_RUNS if lpaqa_kind(run) == "causal"],
         code=code("lpaqa_score_tables"),
     output:
         markdown="results/lpaqa/tables/scores.md",
@@ -123,6 +125,9 @@ rule lpaqa_score_tables:
         "../../../envs/lama.yaml"
     params:
         runs=[(run, list(pair)) for run, pair in LPAQA_RUN_OF.items()],
+        start_tokens=[
+            (run, scoring_settings(lpaqa_model(run))["start_token"]) for run in LPAQA_RUNS if lpaqa_kind(run) == "causal"
+        ],
         prompt_sets=LPAQA_PROMPT_SETS,
     script:
         "../../scripts/lpaqa_score_tables.py"

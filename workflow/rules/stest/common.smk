@@ -44,9 +44,13 @@ def stest_triples():
 
 
 def stest_model_info():
-    """What the tables need to know of each model: its kind and hub id."""
+    """What the tables need to know of each model: its kind, hub id and (causal) start token setting."""
     return {
-        name: {"kind": config["models"][name]["kind"], "hub_id": config["models"][name].get("hub_id")}
+        name: {
+            "kind": config["models"][name]["kind"],
+            "hub_id": config["models"][name].get("hub_id"),
+            "start_token": scoring_settings(name)["start_token"],
+        }
         for name in STEST_MODELS
     }
 

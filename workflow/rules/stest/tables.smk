@@ -8,6 +8,8 @@ rule stest_tables:
         built=rules.stest_build.output.triples if STEST["source"] == "wikidata" else [],
         released=rules.stest_import_released.output.triples if STEST["released"] is not None else [],
         paper="resources/papers/stest.yaml",
+        # the causal models' tokenizers: the tables name the start token each probe read first
+        models=[model_dir(name) for name in STEST_MODELS if config["models"][name]["kind"] == "causal"],
         code=code("stest_tables"),
     output:
         **{

@@ -99,6 +99,18 @@ def left_out_note(scores: pd.DataFrame) -> str:
     return f" Pairs left out (the model could not score them; in no accuracy): {', '.join(counts)} ({reasons})."
 
 
+def start_token_note(models: pd.DataFrame) -> str:
+    """The tables' note naming the token each causal model read before every prefix (its probe's
+    record; ``none``: the authors' reading, comps.scoring.start_token: false)."""
+    if "start_token" not in models:
+        return ""
+    causal = models[models["kind"] == "causal"]
+    if causal.empty:
+        return ""
+    named = ", ".join(f"{row.model}: {row.start_token}" for row in causal.itertuples())
+    return f" Causal models' start token (before every prefix): {named}."
+
+
 def by_subset(scored_pairs: pd.DataFrame) -> pd.DataFrame:
     """Accuracy per model and subset (long form)."""
     out = metrics.accuracy(scored_pairs, ["model", "subset"])

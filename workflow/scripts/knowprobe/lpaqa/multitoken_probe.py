@@ -280,6 +280,10 @@ def probe(
         ", ".join(methods),
     )
 
+    # a causal model's rows name the token it read before every prompt (docs/scoring.md)
+    start = scorer.definition_of_start()
+    start_note = "" if start is None else f"; after the start token {start}"
+
     def rows(part: str, pairs: pd.DataFrame, method: str, answered: pd.DataFrame) -> pd.DataFrame:
         answers = judge(pairs, answered)
         return pd.DataFrame(
@@ -289,7 +293,7 @@ def probe(
                 "split": part,
                 "template": pairs["template"].to_numpy(),
                 "method": method,
-                "definition": settings.definition(method),
+                "definition": settings.definition(method) + start_note,
                 "obj_tokens": pairs["fact_id"].map(count_of).to_numpy(),
                 **{column: answers[column].to_numpy() for column in answers.columns},
             }

@@ -117,3 +117,11 @@ def resolve_start_token(tokenizer, setting: str = "auto") -> StartToken:
     if tokenizer.eos_token_id is not None:
         return chosen(tokenizer.eos_token_id, "the tokenizer's EOS")
     return chosen(None, "the tokenizer has no BOS, EOS or <|endoftext|>")
+
+
+def start_token_of(model_dir, setting: str = "auto") -> str:
+    """The label of the start token a saved causal model reads under ``setting`` (its tokenizer
+    alone is loaded): what tables name beside the numbers its probe produced."""
+    from ..models import load_tokenizer
+
+    return resolve_start_token(load_tokenizer(model_dir, "causal"), setting).label
