@@ -380,6 +380,29 @@ def token_ids_problem(tokenizer, model, kind: str, start_token: bool = False) ->
     return None
 
 
+def dequantized() -> dict:
+    """from_pretrained's arguments that unpack every weight of a GGUF file into a plain dense
+    model (transformers from 5.x on would otherwise keep quantized blocks where it has a kernel
+    for them, on a GPU: other numbers than the same model's dequantized weights); earlier
+    versions always unpack."""
+    try:
+        from transformers import GgufConfig
+    except ImportError:
+        return {}
+    return {"quantization_config": GgufConfig(dequantize=True)}
+
+
+def plain_model(model) -> None:
+    """A model dequantized from GGUF, made what it is: a plain dense model (transformers keeps
+    its GGUF quantizer attached, which refuses save_pretrained and changes of dtype)."""
+    if getattr(model, "hf_quantizer", None) is not None:
+        model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    if getattr(model, "is_quantized", False):
+        model.is_quantized = False
+
+
 def load_model(model_dir: str | Path, kind: str, dtype=None):
     """A masked or causal LM in eval mode; ``dtype`` a torch dtype (None: as saved)."""
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
@@ -389,8 +412,9 @@ def load_model(model_dir: str | Path, kind: str, dtype=None):
     auto = AutoModelForMaskedLM if kind == "masked" else AutoModelForCausalLM
     gguf = gguf_file(model_dir)
     try:
-        if gguf is not None:  # dequantized (the gguf package) to float32, then to dtype
-            model = auto.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=dtype)
+        if gguf is not None:
+            model = auto.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=dtype, **dequantized())
+            plain_model(model)
         else:
             model = auto.from_pretrained(str(model_dir), dtype=dtype)
     except Exception as error:
