@@ -324,7 +324,9 @@ def source_dir(entry, stem):
     """Where a model or translator entry's files are: downloaded under resources/STEM (a GGUF
     model's file too, a local one linked there by download_model), the local path, or trained
     under results/STEM."""
-    if entry.get("hub_id") is not None or entry.get("gguf") is not None or str(entry.get("path")).endswith(".gguf"):
+    from knowprobe.gguf_models import is_gguf
+
+    if entry.get("hub_id") is not None or is_gguf(entry):
         return f"resources/{stem}"
     if entry.get("path") is not None:
         return entry["path"]

@@ -286,7 +286,8 @@ def gguf_file(model: str | Path) -> Path | None:
     if model.is_file() and model.suffix.lower() == ".gguf":
         return model
     if model.is_dir() and not (model / "config.json").is_file():
-        found = sorted(model.glob("*.gguf"))
+        # a hub file may lie in a folder of its repository; the hub client keeps its own records in .cache
+        found = sorted(path for path in model.rglob("*.gguf") if ".cache" not in path.relative_to(model).parts)
         if len(found) == 1:
             return found[0]
     return None
