@@ -297,7 +297,10 @@ def check_hub_gguf(name, entry, local_only):
     elif local_only:
         return
     else:
-        header = gguf_models.hub_header(entry["hub_id"], entry["revision"], entry["gguf"])
+        try:
+            header = gguf_models.hub_header(entry["hub_id"], entry["revision"], entry["gguf"])
+        except KnowprobeError as error:  # not a GGUF file, or cut short
+            raise WorkflowError(f"config models.{name}.gguf: {error}") from None
         if header is None:
             return
     problem = gguf_models.header_problem(header, name, entry["kind"], f"models.{name}.gguf", where)
