@@ -226,9 +226,10 @@ def check_source(key, entry):
     elif entry.get("path") is not None:
         path = Path(entry["path"])
         if path.is_file():
+            gguf = ", or a GGUF file (ending in .gguf) given as gguf" if key.startswith("models.") else ""
             raise WorkflowError(
                 f"config {key}.path: {clip(entry['path'])} is a file, not a directory: a model is a save_pretrained "
-                f"directory given as path, or a GGUF file (ending in .gguf) given as gguf"
+                f"directory given as path{gguf}"
             )
         if not path.is_dir():
             raise WorkflowError(
@@ -251,9 +252,8 @@ def check_model_kinds(names, local_only):
     """Each model's declared kind is one transformers can load it as: read from the config.json of
     a local copy (a path, or a download already made) as the DAG is built, and from the hub as a
     run starts (``local_only=False``) for models not yet downloaded."""
-    from knowprobe.models import hub_config, kind_problem, read_model_config
-
     from knowprobe import gguf_models
+    from knowprobe.models import hub_config, kind_problem, read_model_config
 
     for name in names:
         entry = config["models"][name]

@@ -1,6 +1,7 @@
 # Models, shared by the studies: hub models are fetched once into resources/models/NAME (on the
-# submitting host, which has network), GGUF files (local ones linked) likewise; the demo's tiny models are trained offline on the demo
-# corpora that the studies write (each registers its own in DEMO_CORPORA).
+# submitting host, which has network), and GGUF files likewise (a local one linked there); the
+# demo's tiny models are trained offline on the demo corpora that the studies write (each
+# registers its own in DEMO_CORPORA).
 
 
 rule download_model:

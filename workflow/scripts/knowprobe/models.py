@@ -7,6 +7,7 @@ need no network.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from pathlib import Path
 
@@ -401,7 +402,8 @@ def plain_model(model) -> None:
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
     if getattr(model, "is_quantized", False):
-        model.is_quantized = False
+        with contextlib.suppress(AttributeError):  # a property of the quantizer in some versions
+            model.is_quantized = False
 
 
 def load_model(model_dir: str | Path, kind: str, dtype=None):
