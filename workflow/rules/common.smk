@@ -92,7 +92,11 @@ def print_run_cost(dag):
     studies = [s for s in config["studies"] if any(job.rule.name.startswith(f"{s}_") for job in to_run)]
     studies = studies or config["studies"]
     hub_ids = {
-        study: [config["models"][m]["hub_id"] for m in STUDY_MODEL_NAMES.get(study, []) if m in downloading]
+        study: [
+            config["models"][m]["hub_id"]
+            for m in STUDY_MODEL_NAMES.get(study, [])
+            if m in downloading and config["models"][m].get("hub_id")  # a local GGUF file is linked, not downloaded
+        ]
         for study in studies
     }
     local_gb = {name: local_size_gb(item.get("local")) for name, item in table["downloads"].items()}
@@ -209,15 +213,32 @@ def check_local(key, location, kind):
 
 
 def check_source(key, entry):
-    """A model or translator entry: exactly one of hub_id, path or train, and its local files."""
-    sources = [name for name in ("hub_id", "path", "train") if entry.get(name) is not None]
+    """A model or translator entry: exactly one of hub_id, path, gguf or train (a model's gguf
+    with hub_id: a file of that hub repository), and its local files."""
+    from knowprobe import gguf_models
+
+    sources = [name for name in ("hub_id", "path", "train", "gguf") if entry.get(name) is not None]
+    if sources == ["hub_id", "gguf"]:
+        sources = ["hub_id with gguf"]
     if len(sources) != 1:
-        raise WorkflowError(
-            f"config {key}: give exactly one of hub_id, path or train (found {', '.join(sources) or 'none'})"
-        )
-    if entry.get("path") is not None:
-        if not Path(entry["path"]).is_dir():
-            raise WorkflowError(f"config {key}.path: directory {clip(entry['path'])} not found")
+        choices = "hub_id, path or train" if key.startswith("lpaqa.") else "hub_id, path, gguf or train"
+        raise WorkflowError(f"config {key}: give exactly one of {choices} (found {', '.join(sources) or 'none'})")
+    if key.startswith("models.") and gguf_models.local_file(entry) is not None:
+        problem = gguf_models.local_problem(key.split(".", 1)[1], entry)
+        if problem:
+            raise WorkflowError(problem)
+    elif entry.get("path") is not None:
+        path = Path(entry["path"])
+        if path.is_file():
+            gguf = ", or a GGUF file (ending in .gguf) given as gguf" if key.startswith("models.") else ""
+            raise WorkflowError(
+                f"config {key}.path: {clip(entry['path'])} is a file, not a directory: a model is a save_pretrained "
+                f"directory given as path{gguf}"
+            )
+        if not path.is_dir():
+            raise WorkflowError(
+                f"config {key}.path: {clip(entry['path'])} not found (a save_pretrained directory, or a .gguf file)"
+            )
         from knowprobe.models import local_model_problem
 
         problem = local_model_problem(entry["path"])
@@ -235,12 +256,16 @@ def check_model_kinds(names, local_only):
     """Each model's declared kind is one transformers can load it as: read from the config.json of
     a local copy (a path, or a download already made) as the DAG is built, and from the hub as a
     run starts (``local_only=False``) for models not yet downloaded."""
+    from knowprobe import gguf_models
     from knowprobe.models import hub_config, kind_problem, read_model_config
 
     for name in names:
         entry = config["models"][name]
-        if entry.get("train") is not None:
-            continue  # the demo's own models, built by the workflow
+        if entry.get("train") is not None or gguf_models.local_file(entry) is not None:
+            continue  # the demo's own models, built by the workflow; local GGUF files, checked by check_source
+        if entry.get("gguf") is not None:
+            check_hub_gguf(name, entry, local_only)
+            continue
         local = Path(model_dir(name)) / "config.json"
         if local.is_file():
             try:
@@ -256,6 +281,35 @@ def check_model_kinds(names, local_only):
         problem = kind_problem(model_config, entry["kind"])
         if problem:
             raise WorkflowError(f"config models.{name}.kind: {entry['kind']}, but {problem}")
+
+
+def check_hub_gguf(name, entry, local_only):
+    """A GGUF file from the hub: its architecture, kind and quantization (knowprobe.gguf_models)
+    from its download's gguf.json where there is one, else as a run starts (``local_only=False``)
+    from its header on the hub (a few ranged requests); where the hub cannot be asked, the
+    download job checks the file."""
+    import json
+    from knowprobe import gguf_models
+
+    described = Path(model_dir(name)) / gguf_models.DESCRIPTION
+    where = f"{entry['hub_id']}/{entry['gguf']}"
+    if described.is_file():
+        record = json.loads(described.read_text(encoding="utf-8"))
+        header = gguf_models.Header(
+            record.get("architecture"), None, record.get("name"), recorded_quantization=record.get("quantization")
+        )
+    elif local_only:
+        return
+    else:
+        try:
+            header = gguf_models.hub_header(entry["hub_id"], entry["revision"], entry["gguf"])
+        except KnowprobeError as error:  # not a GGUF file, or cut short
+            raise WorkflowError(f"config models.{name}.gguf: {error}") from None
+        if header is None:
+            return
+    problem = gguf_models.header_problem(header, name, entry["kind"], f"models.{name}.gguf", where)
+    if problem:
+        raise WorkflowError(problem)
 
 
 def models_of_kind(kinds, key, chosen=None):
@@ -274,9 +328,12 @@ def models_of_kind(kinds, key, chosen=None):
 
 
 def source_dir(entry, stem):
-    """Where a model or translator entry's files are: downloaded under resources/STEM, the
-    local path, or trained under results/STEM."""
-    if entry.get("hub_id") is not None:
+    """Where a model or translator entry's files are: downloaded under resources/STEM (a GGUF
+    model's file too, a local one linked there by download_model), the local path, or trained
+    under results/STEM."""
+    from knowprobe.gguf_models import is_gguf
+
+    if entry.get("hub_id") is not None or is_gguf(entry):
         return f"resources/{stem}"
     if entry.get("path") is not None:
         return entry["path"]
@@ -285,6 +342,13 @@ def source_dir(entry, stem):
 
 def model_dir(name):
     return source_dir(config["models"][name], f"models/{name}")
+
+
+def gguf_local_file(name):
+    """A model's local GGUF file (download_model's input), or [] for any other model."""
+    from knowprobe import gguf_models
+
+    return gguf_models.local_file(config["models"][name]) or []
 
 
 def model_input(wildcards):
@@ -363,7 +427,8 @@ def check_download_space():
         params = dict(job.params.items())
         if params.get("hub_id"):  # models and translators
             name = Path(str(job.output[0])).name
-            planned.append((name, hub_size(params["hub_id"], params["revision"]), job.output[0]))
+            gguf = config["models"].get(dict(job.wildcards.items()).get("model"), {}).get("gguf")  # one GGUF file
+            planned.append((name, hub_size(params["hub_id"], params["revision"], gguf), job.output[0]))
         for url in params.get("urls") or [params.get("url")]:
             if url and is_url(url):
                 planned.append((Path(url).name, remote_size(url), job.output[0]))

@@ -1,9 +1,13 @@
 # Models, shared by the studies: hub models are fetched once into resources/models/NAME (on the
-# submitting host, which has network); the demo's tiny models are trained offline on the demo
-# corpora that the studies write (each registers its own in DEMO_CORPORA).
+# submitting host, which has network), and GGUF files likewise (a local one linked there); the
+# demo's tiny models are trained offline on the demo corpora that the studies write (each
+# registers its own in DEMO_CORPORA).
 
 
 rule download_model:
+    input:
+        # a local GGUF file, linked into the folder (a change to it reruns the rule, which holds it to the lock file)
+        gguf=lambda wildcards: gguf_local_file(wildcards.model),
     output:
         directory("resources/models/{model}"),
     log:

@@ -7,6 +7,7 @@ need no network.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from pathlib import Path
 
@@ -96,8 +97,12 @@ def git_blob_id(path: Path) -> str:
     return digest.hexdigest()
 
 
-def verify_hub_files(dest: Path, key: str, commit: str, listed: dict, locked: dict, checks) -> None:
-    """Verify the downloaded files of a hub model (see ``download_hub_model``) and record them."""
+def verify_hub_files(
+    dest: Path, key: str, commit: str, listed: dict, locked: dict, checks, patterns: list[str] | None = None
+) -> None:
+    """Verify the downloaded files of a hub model (see ``download_hub_model``) and record them;
+    ``patterns``: the files fetched where not the model's (one GGUF file: the files recorded
+    earlier at the same commit, other GGUF files of the repository, are kept)."""
     import fnmatch
 
     from .download import check_digest, editing_lock, file_digest, now
@@ -105,7 +110,8 @@ def verify_hub_files(dest: Path, key: str, commit: str, listed: dict, locked: di
     if checks.checksum == "none":
         log.warning("downloads.checksum is none: %s (%s, commit %s) is not verified", dest, key, commit)
     files = {}
-    patterns = hub_patterns(listed)
+    kept = patterns is not None
+    patterns = patterns if patterns is not None else hub_patterns(listed)
     for name in sorted(listed):
         if not any(fnmatch.fnmatch(name, pattern) for pattern in patterns) or not (dest / name).is_file():
             continue
@@ -135,6 +141,8 @@ def verify_hub_files(dest: Path, key: str, commit: str, listed: dict, locked: di
         return
     with editing_lock(checks.lock) as data:
         old = data["models"].get(key, {})
+        if kept and old.get("commit") == commit:
+            files = {**old.get("files", {}), **files}
         data["models"][key] = {
             "directory": str(dest),
             "commit": commit,
@@ -271,11 +279,32 @@ def read_model_config(path: str | Path) -> dict:
     return parsed
 
 
+def gguf_file(model: str | Path) -> Path | None:
+    """The GGUF file a model is loaded from: ``model`` itself where it is a .gguf file, or the one
+    .gguf file of a directory without config.json (download_model's folder of a GGUF model,
+    knowprobe.gguf_models); None for a save_pretrained directory."""
+    model = Path(model)
+    if model.is_file() and model.suffix.lower() == ".gguf":
+        return model
+    if model.is_dir() and not (model / "config.json").is_file():
+        # a hub file may lie in a folder of its repository; the hub client keeps its own records in .cache
+        found = sorted(path for path in model.rglob("*.gguf") if ".cache" not in path.relative_to(model).parts)
+        if len(found) == 1:
+            return found[0]
+    return None
+
+
 def local_model_problem(model_dir: str | Path) -> str | None:
     """What a local model directory lacks for the loader (its config, a tokenizer, weights), or
     None: checked before any job runs, so that a wrong path is not found hours into a run."""
     model_dir = Path(model_dir)
     if not (model_dir / "config.json").is_file():
+        found = sorted(path.name for path in model_dir.glob("*.gguf"))
+        if found:
+            return (
+                f"holds no config.json but the GGUF file{'s' if len(found) > 1 else ''} {', '.join(found)}: a GGUF "
+                f"model is given by its file (the model's gguf: or path: key, e.g. gguf: {model_dir / found[0]})"
+            )
         return "holds no config.json (a model saved with save_pretrained has one)"
     problem = config_json_problem(model_dir / "config.json")[1]
     if problem:
@@ -321,8 +350,12 @@ def load_tokenizer(model_dir: str | Path, kind: str, start_token: bool = False):
     id of its own."""
     from transformers import AutoTokenizer
 
+    gguf = gguf_file(model_dir)
     try:
-        tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
+        if gguf is not None:  # built from the file's metadata (its vocabulary, merges, special tokens)
+            tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+        else:
+            tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
     except Exception as error:  # transformers raises many types; all mean "cannot load"
         raise KnowprobeError(f"{model_dir}: cannot load a tokenizer ({type(error).__name__}: {error})") from None
     if kind == "masked" and tokenizer.mask_token is None:
@@ -349,6 +382,30 @@ def token_ids_problem(tokenizer, model, kind: str, start_token: bool = False) ->
     return None
 
 
+def dequantized() -> dict:
+    """from_pretrained's arguments that unpack every weight of a GGUF file into a plain dense
+    model (transformers from 5.x on would otherwise keep quantized blocks where it has a kernel
+    for them, on a GPU: other numbers than the same model's dequantized weights); earlier
+    versions always unpack."""
+    try:
+        from transformers import GgufConfig
+    except ImportError:
+        return {}
+    return {"quantization_config": GgufConfig(dequantize=True)}
+
+
+def plain_model(model) -> None:
+    """A model dequantized from GGUF, made what it is: a plain dense model (transformers keeps
+    its GGUF quantizer attached, which refuses save_pretrained and changes of dtype)."""
+    if getattr(model, "hf_quantizer", None) is not None:
+        model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    if getattr(model, "is_quantized", False):
+        with contextlib.suppress(AttributeError):  # a property of the quantizer in some versions
+            model.is_quantized = False
+
+
 def load_model(model_dir: str | Path, kind: str, dtype=None):
     """A masked or causal LM in eval mode; ``dtype`` a torch dtype (None: as saved)."""
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
@@ -356,12 +413,29 @@ def load_model(model_dir: str | Path, kind: str, dtype=None):
     if kind not in KINDS:
         raise KnowprobeError(f"{model_dir}: model kind {kind!r} is not one of {', '.join(KINDS)}")
     auto = AutoModelForMaskedLM if kind == "masked" else AutoModelForCausalLM
+    gguf = gguf_file(model_dir)
     try:
-        model = auto.from_pretrained(str(model_dir), dtype=dtype)
+        if gguf is not None:
+            model = auto.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=dtype, **dequantized())
+            plain_model(model)
+        else:
+            model = auto.from_pretrained(str(model_dir), dtype=dtype)
     except Exception as error:
         raise KnowprobeError(
             f"{model_dir}: cannot load a {kind} language model ({type(error).__name__}: {error})"
         ) from None
+    if gguf is not None:
+        from .gguf_models import describe
+
+        described = describe(model_dir)
+        log.info(
+            "%s: GGUF file %s (%s, quantization %s), dequantized to %s",
+            model_dir,
+            gguf.name,
+            described.get("architecture"),
+            described.get("quantization"),
+            str(next(model.parameters()).dtype).removeprefix("torch."),
+        )
     return model.eval()
 
 
@@ -408,8 +482,9 @@ def hub_config(hub_id: str, revision: str) -> dict | None:
         return None
 
 
-def hub_size(hub_id: str, revision: str) -> int | None:
-    """Bytes of the files ``download_hub_model`` fetches of a hub model, or None offline."""
+def hub_size(hub_id: str, revision: str, gguf: str | None = None) -> int | None:
+    """Bytes of the files ``download_hub_model`` fetches of a hub model (``gguf``: of that one
+    GGUF file), or None offline."""
     import fnmatch
 
     try:
@@ -419,5 +494,5 @@ def hub_size(hub_id: str, revision: str) -> int | None:
     except Exception:  # offline, unknown model, ...: the download rule reports it
         return None
     files = {s.rfilename: s.size or 0 for s in info.siblings or []}
-    patterns = hub_patterns(files)
+    patterns = [gguf] if gguf else hub_patterns(files)
     return sum(size for name, size in files.items() if any(fnmatch.fnmatch(name, p) for p in patterns))

@@ -1,0 +1,235 @@
+"""Models given as GGUF files (issue 52, items 4 and 5): a local file (``gguf:``, or ``path:`` to a
+.gguf) or a hub repository's file, checked before any job (architecture, kind, a name that says
+its quantization), verified against the lock file, described in gguf.json, and loaded through
+transformers' GGUF support to the same scores as a save_pretrained copy of the same model."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from knowprobe import download, gguf_models, models
+from knowprobe.io import KnowprobeError
+
+
+def tiny_gguf(path, architecture="llama", file_type="MOSTLY_Q8_0", name="tiny"):
+    """A GGUF file of a few bytes with the given architecture and file type (no model in it)."""
+    import gguf
+
+    writer = gguf.GGUFWriter(str(path), architecture)
+    writer.add_name(name)
+    if file_type is not None:
+        writer.add_file_type(gguf.LlamaFileType[file_type])
+    writer.add_tensor("token_embd.weight", np.zeros((4, 8), dtype=np.float32))
+    writer.add_tensor("blk.0.attn_q.weight", np.zeros((8, 8), dtype=np.float16))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return path
+
+
+def test_the_header_gives_architecture_and_quantization(tmp_path, smollm2_gguf_file):
+    header = gguf_models.read_header(smollm2_gguf_file)
+    assert (header.architecture, header.file_type, header.quantization) == ("llama", 3, "Q4_1")
+    assert header.tensor_types["Q4_1"] > 100
+    # without general.file_type, the commonest type of the tensors that are not float32
+    assert gguf_models.read_header(tiny_gguf(tmp_path / "t.gguf", file_type=None)).quantization == "F16"
+    (tmp_path / "not.gguf").write_bytes(b"PK\x03\x04 a zip")
+    with pytest.raises(KnowprobeError, match=r"not.gguf: not a GGUF file"):
+        gguf_models.read_header(tmp_path / "not.gguf")
+    (tmp_path / "cut.gguf").write_bytes(smollm2_gguf_file.read_bytes()[:5000])
+    with pytest.raises(KnowprobeError, match=r"cut.gguf: a GGUF file cut short in its header"):
+        gguf_models.read_header(tmp_path / "cut.gguf")
+
+
+def test_a_local_gguf_is_checked_before_any_job(tmp_path, smollm2_gguf_file):
+    """``gguf:`` and ``path:`` to the file pass; another kind, a name that does not say the
+    quantization (the model column of every table shows only the name), an architecture
+    transformers cannot load from GGUF, a missing file: one line each naming the key and the fix."""
+    good = gguf_models.local_problem
+    assert good("smollm2-q4_1", {"kind": "causal", "gguf": str(smollm2_gguf_file)}) is None
+    assert good("SmolLM2.Q4-1", {"kind": "causal", "path": str(smollm2_gguf_file)}) is None
+    assert good("smollm2", {"kind": "causal", "gguf": str(smollm2_gguf_file)}) == (
+        f"config models.smollm2: the GGUF file {smollm2_gguf_file} is quantized Q4_1, and the model's name is what "
+        "the model column of every table shows: name the model so that it says Q4_1 (e.g. smollm2-q4_1)"
+    )
+    assert good("smollm2-q4_1", {"kind": "masked", "path": str(smollm2_gguf_file)}) == (
+        f"config models.smollm2-q4_1.kind: masked, but the GGUF file {smollm2_gguf_file} holds a model whose "
+        "model_type 'llama' is not a masked language model; it is a causal LM: kind: causal"
+    )
+    bert = tiny_gguf(tmp_path / "bert.gguf", architecture="bert")
+    problem = good("bert-q8_0", {"kind": "masked", "gguf": str(bert)})
+    assert problem.startswith(
+        f"config models.bert-q8_0.gguf: {bert} is a GGUF file of architecture 'bert' (general.architecture), which "
+        "transformers "
+    )
+    assert "cannot load from GGUF (it loads " in problem and "llama" in problem and "\n" not in problem
+    assert problem.endswith("give the model as a save_pretrained directory (models.bert-q8_0.path) instead")
+    assert good("x", {"kind": "causal", "gguf": str(tmp_path / "gone.gguf")}) == (
+        f"config models.x.gguf: GGUF file {tmp_path / 'gone.gguf'} not found"
+    )
+
+
+def test_a_folder_holding_a_gguf_names_the_key_that_takes_it(tmp_path):
+    """Item 5: ``path:`` to a folder with a .gguf file in it said only that it has no config.json."""
+    tiny_gguf(tmp_path / "m.Q8_0.gguf")
+    assert models.local_model_problem(tmp_path) == (
+        f"holds no config.json but the GGUF file m.Q8_0.gguf: a GGUF model is given by its file (the model's "
+        f"gguf: or path: key, e.g. gguf: {tmp_path / 'm.Q8_0.gguf'})"
+    )
+    assert models.gguf_file(tmp_path) == tmp_path / "m.Q8_0.gguf"
+    assert models.gguf_file(tmp_path / "m.Q8_0.gguf") == tmp_path / "m.Q8_0.gguf"
+
+
+def test_a_local_gguf_is_linked_verified_recorded_and_described(tmp_path):
+    """download_model for a local GGUF: linked into resources/models/NAME (never copied), its
+    SHA-256 recorded in the lock file on first use and held to it after; a damaged file is refused
+    naming it, and left where it is (it is the user's); gguf.json gives source, digest and quantization."""
+    import hashlib
+
+    source = tiny_gguf(tmp_path / "tiny.Q8_0.gguf")
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()
+    lock = tmp_path / "downloads.lock.json"
+    checks = download.Checks(lock=lock)
+    entry = {"kind": "causal", "gguf": str(source)}
+    path = gguf_models.fetch_model("tiny-q8_0", entry, tmp_path / "models/tiny-q8_0", checks)
+    assert path.is_symlink() and path.resolve() == source.resolve()
+    record = json.loads(lock.read_text())["files"][str(source.resolve())]
+    assert record["sha256"] == digest and record["bytes"] == source.stat().st_size
+    described = json.loads((tmp_path / "models/tiny-q8_0/gguf.json").read_text())
+    assert described["sha256"] == digest and described["quantization"] == "Q8_0"
+    assert described["architecture"] == "llama" and described["source"] == f"local file {source.resolve()}"
+    assert described["verified_against"].startswith("nothing yet: recorded in")
+    assert gguf_models.describe(tmp_path / "models/tiny-q8_0") == described
+
+    # again: held to the lock file
+    gguf_models.fetch_model("tiny-q8_0", entry, tmp_path / "models/tiny-q8_0", checks)
+    described = json.loads((tmp_path / "models/tiny-q8_0/gguf.json").read_text())
+    assert described["verified_against"].startswith(f"the lock file {lock}")
+
+    data = bytearray(source.read_bytes())
+    data[-1] ^= 0xFF  # one byte of a tensor
+    source.write_bytes(bytes(data))
+    with pytest.raises(KnowprobeError) as error:
+        gguf_models.fetch_model("tiny-q8_0", entry, tmp_path / "models/tiny-q8_0", checks)
+    assert str(error.value).startswith(f"{source.resolve()}: sha256 ") and f"does not match {digest}" in str(
+        error.value
+    )
+    assert f"remove its entry from {lock}" in str(error.value) and source.is_file()
+
+    # a digest known in advance (downloads.sha256, by the file's absolute path) is checked first
+    known = download.Checks(lock=tmp_path / "other.lock.json", known={str(source.resolve()): digest})
+    with pytest.raises(KnowprobeError, match="from its SHA-256 in the config"):
+        gguf_models.fetch_model("tiny-q8_0", entry, tmp_path / "models/tiny-q8_0", known)
+
+
+def test_a_hub_gguf_is_pinned_verified_and_recorded_beside_the_repositorys_other_files(tmp_path, monkeypatch):
+    """A GGUF file of a hub repository: fetched at the commit its revision resolves to, verified
+    against the hub's listing (its LFS SHA-256), then the lock file; two files of one repository
+    are both recorded under HUB_ID@REVISION."""
+    import hashlib
+
+    import huggingface_hub
+    from huggingface_hub import constants
+    from huggingface_hub.hf_api import BlobLfsInfo, RepoSibling
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    files = {
+        name: tiny_gguf(tmp_path / name, file_type=file_type).read_bytes()
+        for name, file_type in (("m.Q8_0.gguf", "MOSTLY_Q8_0"), ("m.F16.gguf", "MOSTLY_F16"))
+    }
+    commit = "c" * 40
+
+    def model_info(self, hub_id, revision=None, files_metadata=False):
+        siblings = [
+            RepoSibling(
+                rfilename=name,
+                size=len(data),
+                lfs=BlobLfsInfo(size=len(data), sha256=hashlib.sha256(data).hexdigest(), pointer_size=130),
+            )
+            for name, data in files.items()
+        ]
+        return type("Info", (), {"sha": commit, "siblings": siblings})()
+
+    def hf_hub_download(hub_id, name, revision=None, local_dir=None, **kwargs):
+        assert revision == commit
+        (tmp_path / local_dir / name).write_bytes(served.get(name, files[name]))
+        return str(tmp_path / local_dir / name)
+
+    served = {}
+    monkeypatch.setattr(huggingface_hub.HfApi, "model_info", model_info)
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", hf_hub_download)
+    lock = tmp_path / "downloads.lock.json"
+    checks = download.Checks(lock=lock)
+    for name in files:
+        quantization = "q8_0" if "Q8_0" in name else "f16"
+        entry = {"kind": "causal", "hub_id": "org/m", "revision": "main", "gguf": name}
+        gguf_models.fetch_model(f"m-{quantization}", entry, tmp_path / f"models/m-{quantization}", checks)
+    record = json.loads(lock.read_text())["models"]["org/m@main"]
+    assert record["commit"] == commit and set(record["files"]) == set(files)
+    assert record["files"]["m.F16.gguf"]["sha256"] == hashlib.sha256(files["m.F16.gguf"]).hexdigest()
+    described = json.loads((tmp_path / "models/m-q8_0/gguf.json").read_text())
+    assert described["source"] == "org/m@main" and described["quantization"] == "Q8_0"
+
+    served["m.Q8_0.gguf"] = files["m.Q8_0.gguf"][:-1] + bytes([files["m.Q8_0.gguf"][-1] ^ 0xFF])  # damaged
+    entry = {"kind": "causal", "hub_id": "org/m", "revision": "main", "gguf": "m.Q8_0.gguf"}
+    with pytest.raises(KnowprobeError, match=r"m.Q8_0.gguf: sha256 \w+ does not match \w+ from the lock file"):
+        gguf_models.fetch_model("m-q8_0", entry, tmp_path / "models/again", checks)
+    with pytest.raises(
+        KnowprobeError, match=r"^config models.m-q8_0.gguf: org/m \(revision main\) has no file 'x.gguf'"
+    ):
+        gguf_models.fetch_model("m-q8_0", {**entry, "gguf": "x.gguf"}, tmp_path / "models/x", checks)
+
+
+def test_a_gguf_model_scores_as_its_save_pretrained_copy(tmp_path, smollm2_gguf):
+    """SmolLM2-135M-Instruct loaded from its Q4_1 GGUF file (dequantized, float32) scores as the
+    same weights saved with save_pretrained and loaded the usual way, within 1e-5."""
+    from knowprobe import scoring
+
+    smollm2_gguf.model.save_pretrained(tmp_path)
+    smollm2_gguf.tokenizer.save_pretrained(tmp_path)
+    copy = scoring.load(tmp_path, "causal", scoring.ScoringSettings(device="cpu", dtype="float32"))
+    prefixes = ["The capital of France is", "Dante was born in", "The native language of Jean Marais is"]
+    continuations = [" Paris.", " Florence.", " French."]
+    ours = smollm2_gguf.conditional_logprob(prefixes, continuations, separator="")
+    theirs = copy.conditional_logprob(prefixes, continuations, separator="")
+    assert np.all(np.isfinite(ours)) and np.max(np.abs(ours - theirs)) <= 1e-5
+    candidates = np.array(
+        [smollm2_gguf.tokenizer.convert_tokens_to_ids(t) for t in ("ĠParis", "ĠFlorence", "ĠFrench", "ĠRome")]
+    )
+    ranked = smollm2_gguf.candidate_logprobs(prefixes, candidates, targets=candidates[:3], top_k=4)
+    again = copy.candidate_logprobs(prefixes, candidates, targets=candidates[:3], top_k=4)
+    assert np.max(np.abs(ranked.target_logprobs - again.target_logprobs)) <= 1e-5
+    assert np.array_equal(ranked.topk_ids, again.topk_ids)
+    # a quantized 135M model still knows France's capital among these four
+    assert ranked.target_ranks.ravel()[0] == 0
+
+
+def test_the_dry_run_takes_gguf_models_and_refuses_an_architecture_before_any_job(tmp_path, smollm2_gguf_file):
+    import yaml
+
+    from conftest import copy_project, snakemake
+
+    project = copy_project(tmp_path)
+    path = project / "resources/demo/config.yaml"
+    config = yaml.safe_load(path.read_text())
+    (project / "smol.gguf").symlink_to(smollm2_gguf_file)
+    config["models"]["smollm2-q4_1"] = {"kind": "causal", "gguf": str(smollm2_gguf_file)}
+    config["models"]["smol-Q4_1"] = {"kind": "causal", "path": "smol.gguf"}
+    path.write_text(yaml.safe_dump(config))
+    targets = ["resources/models/smollm2-q4_1", "resources/models/smol-Q4_1"]
+    result = snakemake(project, *targets, "-n", "--configfile", "resources/demo/config.yaml")
+    assert (result.stdout + result.stderr).count("rule download_model:") == 2
+
+    tiny_gguf(project / "bert.gguf", architecture="bert")
+    config["models"]["bert-q8_0"] = {"kind": "masked", "gguf": "bert.gguf"}
+    path.write_text(yaml.safe_dump(config))
+    result = snakemake(project, *targets, "-n", "--configfile", "resources/demo/config.yaml", check=False)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0 and "rule download_model" not in output
+    assert (
+        "config models.bert-q8_0.gguf: bert.gguf is a GGUF file of architecture 'bert' (general.architecture)" in output
+    )
