@@ -48,6 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow" / "scrip
 from knowprobe import uncertainty  # noqa: E402
 
 LPAQA_SETS = 10  # config.yaml: manual and nine others
+LPAQA_RUNS = ["bert-base-cased", "bert-large-cased", "gpt2@next_token"]  # config.yaml's lpaqa.models and scores
 LPAQA_DATASETS = {"trex": (41, 34_039), "trex_uhn": (41, 27_102), "google_re": (3, 5_527)}
 COMPS_SUBSETS = {  # pairs, properties
     "base": (49_340, 3_645),
@@ -67,7 +68,7 @@ def lpaqa_facts(rng) -> pd.DataFrame:
     for dataset, (clusters, items) in LPAQA_DATASETS.items():
         relation = relations(rng, clusters, items)
         objects = rng.integers(0, 300, len(relation))  # LAMA: up to a few hundred objects a relation
-        for model in ("bert-base-cased", "bert-large-cased"):
+        for model in LPAQA_RUNS:
             rows = [("Majority", "Top1"), ("Man", "Top1")]
             rows += [(f"set{s}", m) for s in range(LPAQA_SETS - 1) for m in ("Top1", "Top3", "Top5", "Opti", "Oracle")]
             for prompts, method in rows:
@@ -93,12 +94,11 @@ def run_lpaqa(rng, settings) -> tuple[float, int]:
 
     facts = lpaqa_facts(rng)
     start = time.process_time()
-    table = intervals.interval_table(facts, settings)
+    drawn = []
+    table = intervals.interval_table(facts, settings, drawn)
     config = {"baseline": {"prompt_set": "manual", "method": "Top1"}, "methods": ["Top1", "Opti", "Oracle"]}
-    pairs = intervals.default_comparisons(
-        facts, {**config, "model_pairs": None}, ["bert-base-cased", "bert-large-cased"]
-    )
-    summary, _ = intervals.comparisons(facts, pairs, settings)
+    pairs = intervals.default_comparisons(facts, {**config, "model_pairs": None}, LPAQA_RUNS)
+    summary, _ = intervals.comparisons(facts, pairs, settings, drawn[0])
     return time.process_time() - start, 2 * len(table) + len(summary)
 
 

@@ -38,7 +38,7 @@ correction over the clusters of a comparison.
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import stats as scipy_stats
@@ -341,6 +341,95 @@ def macro_interval(
     return percentile_interval(value, draws, m, len(correct), min_clusters)
 
 
+# --- one study's rows on the same items: resampling shared by every row and comparison -----------
+
+
+@dataclass(frozen=True)
+class ItemSet:
+    """Items (``cluster``, ``item``, and for macro their ``object``) in one order, sorted by
+    cluster and object: the rows of a study that were measured on the same items share it, and so
+    share every bootstrap replicate drawn over it."""
+
+    clusters: np.ndarray  # cluster code per item (sorted)
+    objects: np.ndarray  # object code per item, unique across clusters (sorted within a cluster)
+    names: np.ndarray  # the clusters' names
+    key: tuple  # (cluster, item) pairs as tuples of strings: the set's identity
+
+    def __len__(self) -> int:
+        return len(self.clusters)
+
+
+def item_set(cluster_ids, item_ids, object_ids=None) -> tuple[ItemSet, np.ndarray]:
+    """The ``ItemSet`` of the given items and the order that sorts a row's values into it."""
+    cluster_ids, item_ids = np.asarray(cluster_ids).astype(str), np.asarray(item_ids).astype(str)
+    objects = np.zeros(len(cluster_ids), dtype=np.int64) if object_ids is None else np.asarray(object_ids).astype(str)
+    names, cluster = np.unique(cluster_ids, return_inverse=True)
+    _, object_code = np.unique(objects, return_inverse=True)
+    order = np.lexsort((item_ids, object_code, cluster))
+    cluster, object_code = cluster.ravel()[order], object_code.ravel()[order]
+    _, joint = np.unique(cluster * (object_code.max(initial=0) + 1) + object_code, return_inverse=True)
+    key = (tuple(cluster_ids[order]), tuple(item_ids[order]), object_ids is not None)
+    return ItemSet(cluster, joint.ravel(), names, key), order
+
+
+def replicate_counts(items: ItemSet, size: int, rng: np.random.Generator, macro: bool = False) -> np.ndarray:
+    """``[size, items]``: how often each item is drawn in each of ``size`` replicates of the
+    two-stage bootstrap (clusters with replacement, then each drawn cluster's items; ``macro``:
+    clusters, then each drawn cluster's objects, as many as it has, then each drawn object's
+    items), as indices (the textbook resampling, vectorised over the replicates of a chunk). A
+    row's replicate is these counts times its values times ``item_weights``."""
+    n, m = len(items), len(items.names)
+    unit = items.objects if macro else items.clusters  # the units whose items are drawn
+    unit_size = np.bincount(unit)
+    unit_start = np.concatenate([[0], np.cumsum(unit_size)[:-1]])
+    cluster_units = np.bincount(items.clusters[unit_start], minlength=m)  # units per cluster (1 for micro)
+    first_unit = np.concatenate([[0], np.cumsum(cluster_units)[:-1]])
+    base = np.repeat(np.arange(size, dtype=np.int64) * n, m)  # each replicate's offset, per drawn cluster
+    picked = rng.integers(0, m, size * m)  # the clusters drawn
+    if macro:  # each drawn cluster draws as many of its objects as it has
+        slots = cluster_units[picked]
+        base, picked = np.repeat(base, slots), np.repeat(picked, slots)
+        units = first_unit[picked] + (rng.random(len(picked)) * cluster_units[picked]).astype(np.int64)
+    else:
+        units = picked
+    draws = unit_size[units]
+    start = np.repeat(base + unit_start[units], draws)
+    within = (rng.random(len(start)) * np.repeat(draws, draws)).astype(np.int64)
+    return np.bincount(start + within, minlength=size * n).reshape(size, n)
+
+
+def item_weights(items: ItemSet, macro: bool = False) -> np.ndarray:
+    """Each item's weight in the statistic (and in every replicate, per draw): 1 / (clusters x the
+    cluster's items); ``macro``: 1 / (clusters x the cluster's objects x the object's items)."""
+    m = len(items.names)
+    if not macro:
+        return 1.0 / (m * np.bincount(items.clusters)[items.clusters])
+    unit_size = np.bincount(items.objects)
+    cluster_of_unit = np.zeros(len(unit_size), dtype=np.int64)
+    cluster_of_unit[items.objects] = items.clusters
+    cluster_units = np.bincount(cluster_of_unit, minlength=m)
+    return 1.0 / (m * cluster_units[items.clusters] * unit_size[items.objects])
+
+
+def shared_replicates(
+    items: ItemSet, values: np.ndarray, b: int = DEFAULT_B, rng: np.random.Generator | None = None, macro: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """The statistic of every column of ``values[item, row]`` (in ``items``' order; the mean over
+    clusters of per-cluster means, ``macro``: of per-object means, then per cluster) and its ``[b,
+    rows]`` replicates, every row resampled at the same indices (``replicate_counts``): one draw
+    for all of a study's rows on these items, and the replicates of A - B of two rows are the
+    difference of theirs (the paired bootstrap) at no further cost."""
+    rng = rng if rng is not None else np.random.default_rng(0)
+    weighted = np.asarray(values, dtype=np.float64).reshape(len(items), -1) * item_weights(items, macro)[:, None]
+    value = weighted.sum(axis=0) if len(items) else np.full(weighted.shape[1], np.nan)
+    out = np.empty((b, weighted.shape[1]))
+    done = 0
+    for size in _chunks(b, len(items)):
+        out[done : done + size] = replicate_counts(items, size, rng, macro).astype(np.float64) @ weighted
+        done += size
+    return value, out
+
+
 # --- paired comparisons --------------------------------------------------------------------------
 
 
@@ -597,6 +686,61 @@ def interval_rows(
     return pd.DataFrame(rows, columns=[*keys, *INTERVAL_COLUMNS])
 
 
+@dataclass
+class SharedDraws:
+    """What ``shared_interval_rows`` drew, for the paired comparisons of the same rows: per row key
+    its item set (an id), statistic and ``[b]`` replicates (absent with too few clusters)."""
+
+    item_set: dict = field(default_factory=dict)
+    value: dict = field(default_factory=dict)
+    draws: dict = field(default_factory=dict)
+
+
+def shared_interval_rows(
+    frame,
+    keys: list[str],
+    cluster: str,
+    item: str,
+    value: str,
+    settings: Settings,
+    objects: str | None = None,
+):
+    """``interval_rows``' table (the mean over ``cluster`` of per-cluster means of ``value``; with
+    ``objects``, the macro mean), with the rows measured on the same items resampled together:
+    one draw of item counts per replicate for all of them (``shared_replicates``), from a stream
+    seeded by the seed and the items themselves, so a row's interval does not depend on which
+    other rows a table holds. Returns the table and the ``SharedDraws`` that ``comparison_table``
+    takes for the paired comparisons of these rows (their replicates' differences)."""
+    import pandas as pd
+
+    by_items, found = {}, SharedDraws()
+    for key, group in frame.groupby(keys, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        items, order = item_set(group[cluster], group[item], None if objects is None else group[objects])
+        entry = by_items.setdefault(items.key, (items, [], []))
+        entry[1].append(key)
+        entry[2].append(group[value].to_numpy(np.float64)[order])
+    intervals = {}
+    for number, (set_key, (items, row_keys, columns)) in enumerate(by_items.items()):
+        m = len(items.names)
+        matrix = np.stack(columns, axis=1) if columns else np.zeros((0, 0))
+        if m >= settings.min_clusters:
+            digest = zlib.crc32(repr(set_key).encode("utf-8"))
+            rng = stream(settings.seed, "items", str(digest), objects or "")
+            values, draws = shared_replicates(items, matrix, settings.bootstrap, rng, macro=objects is not None)
+        else:
+            values = (matrix * item_weights(items, objects is not None)[:, None]).sum(axis=0)
+            draws = None
+        for column, key in enumerate(row_keys):
+            row_draws = draws[:, column] if draws is not None else np.empty(0)
+            intervals[key] = percentile_interval(values[column], row_draws, m, len(items), settings.min_clusters)
+            found.item_set[key], found.value[key] = number, float(values[column])
+            if draws is not None:
+                found.draws[key] = row_draws
+    rows = [{**dict(zip(keys, key)), **_interval_dict(intervals[key])} for key in intervals]
+    return pd.DataFrame(rows, columns=[*keys, *INTERVAL_COLUMNS]), found
+
+
 def _interval_dict(found: Interval) -> dict:
     return {
         "value": found.value,
@@ -609,17 +753,32 @@ def _interval_dict(found: Interval) -> dict:
 
 
 def compare(
-    a, b, key: tuple, cluster: str, item: str, value: str, settings: Settings, pooled: bool = False
+    a,
+    b,
+    key: tuple,
+    cluster: str,
+    item: str,
+    value: str,
+    settings: Settings,
+    pooled: bool = False,
+    shared: tuple | None = None,
 ) -> tuple[dict, dict]:
     """A paired comparison of two frames of per-item ``value`` (0/1) on the items both have (joined on
     ``cluster`` and ``item``): the difference A - B with its paired interval, and the per-cluster
-    McNemar tests with Holm's verdicts counted. Returns (summary, per-cluster columns)."""
+    McNemar tests with Holm's verdicts counted. Returns (summary, per-cluster columns).
+    ``shared``: (value A, replicates A, value B, replicates B) where both rows were resampled
+    together on the same items (``shared_interval_rows``): the difference's replicates are theirs."""
     joined = a[[cluster, item, value]].merge(b[[cluster, item, value]], on=[cluster, item], suffixes=("_a", "_b"))
     right_a, right_b = joined[f"{value}_a"].to_numpy(bool), joined[f"{value}_b"].to_numpy(bool)
-    rng = stream(settings.seed, "paired", *key)
-    found = paired_interval(
-        joined[cluster], right_a, right_b, settings.bootstrap, rng, settings.min_clusters, pooled=pooled
-    )
+    if shared is not None:
+        value_a, draws_a, value_b, draws_b = shared
+        clusters = len(np.unique(joined[cluster].to_numpy()))
+        found = percentile_interval(value_a - value_b, draws_a - draws_b, clusters, len(joined), settings.min_clusters)
+    else:
+        rng = stream(settings.seed, "paired", *key)
+        found = paired_interval(
+            joined[cluster], right_a, right_b, settings.bootstrap, rng, settings.min_clusters, pooled=pooled
+        )
     tests = mcnemar_per_cluster(joined[cluster].to_numpy(), right_a, right_b, settings.alpha)
     verdicts = list(tests["verdict"])
     summary = {
@@ -641,12 +800,15 @@ def comparison_table(
     settings: Settings,
     name_of=None,
     pooled: bool = False,
+    shared: SharedDraws | None = None,
 ):
     """Every pair ``(A, B)`` of keys of ``groups`` (key -> frame of per-item ``value``): the
     difference in points (100 x A - B) with its paired interval, and the clusters where either is
     better (McNemar, Holm) or neither. ``dataset_of(key)`` names the part both are on (shown as
     ``dataset``; pass ``lambda key: ""`` if there is one), ``name_of(key)`` a row's name (its
-    parts joined by blanks). Returns (summary, per-cluster tests)."""
+    parts joined by blanks). ``shared``: the rows' replicates (``shared_interval_rows``, keyed as
+    ``groups``); a pair on the same items takes the difference of theirs, any other pair is
+    resampled on the items both have. Returns (summary, per-cluster tests)."""
     import pandas as pd
 
     summary, tests = [], []
@@ -655,7 +817,12 @@ def comparison_table(
             continue
         name_of = name_of or (lambda key: " ".join(map(str, key)))
         name_a, name_b = name_of(a), name_of(b)
-        found, per_cluster = compare(groups[a], groups[b], (name_a, name_b), cluster, item, value, settings, pooled)
+        together = None
+        if shared is not None and a in shared.draws and b in shared.draws and shared.item_set[a] == shared.item_set[b]:
+            together = (shared.value[a], shared.draws[a], shared.value[b], shared.draws[b])
+        found, per_cluster = compare(
+            groups[a], groups[b], (name_a, name_b), cluster, item, value, settings, pooled, together
+        )
         dataset = dataset_of(a)
         summary.append(
             {
