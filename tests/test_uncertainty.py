@@ -108,11 +108,17 @@ def test_consistency_by_hand():
     kept = np.array([[not u.article_mismatch(t, o) for t in templates] for o in objects])
     assert kept.tolist() == [[True, True, False], [True, True, True], [True, True, False], [True, True, True]]
     right = answers == np.array(objects)[:, None]
-    total, rows = u.consistency(["P19", "P19", "P19", "P19"], answers, right, kept)
+    present = np.ones_like(kept)
+    total, rows = u.consistency(["P19"] * 4, answers, right, kept, present, reading="per_subject")
     assert total.consistency == pytest.approx((1 + 2 / 6 + 1 + 2 / 6) / 4)
     assert total.consistent_accuracy == pytest.approx(2 / 4)
     assert total.all_agree == pytest.approx(2 / 4)
     assert (total.subjects, total.skipped, total.clusters) == (4, 2, 1)
+    # ParaRel's code: the relation's pairs pooled (2 + 2 + 2 + 2 agreeing of 2 + 6 + 2 + 6), every
+    # prompt for consistent accuracy (the first subject's skipped "an" prompt is wrong)
+    total, rows = u.consistency(["P19"] * 4, answers, right, kept, present)
+    assert total.consistency == pytest.approx(8 / 16) and rows["pairs"] == [16]
+    assert total.consistent_accuracy == pytest.approx(1 / 4) and total.all_agree == pytest.approx(2 / 4)
     assert not u.article_mismatch("[X] is a [Y] .", "Paris") and u.article_mismatch("[X] is a [Y] .", "Oslo")
 
 

@@ -124,13 +124,17 @@ def probe_table():
 
 
 def test_consistency_of_a_probe_table_by_hand():
-    total, per = consistency.prompt_set_consistency(probe_table())
+    total, per = consistency.prompt_set_consistency(probe_table(), reading="per_subject")
     assert total.consistency == pytest.approx((1 + 2 / 6 + 1 + 2 / 6) / 4)
     assert total.consistent_accuracy == pytest.approx(0.5) and total.all_agree == pytest.approx(0.5)
     assert (total.skipped, total.subjects, total.clusters) == (2, 4, 1)
     # without the article rule the "an" prompt counts for every subject
-    plain, _ = consistency.prompt_set_consistency(probe_table(), article_rule=False)
+    plain, _ = consistency.prompt_set_consistency(probe_table(), article_rule=False, reading="per_subject")
     assert plain.consistency == pytest.approx((2 / 6 + 2 / 6 + 1 + 2 / 6) / 4) and plain.skipped == 0
+    # ParaRel's code (the default): pairs pooled, every prompt for consistent accuracy
+    pooled, _ = consistency.prompt_set_consistency(probe_table())
+    assert pooled.consistency == pytest.approx(8 / 16) and pooled.consistent_accuracy == pytest.approx(1 / 4)
+    assert pooled.reading == "pararel" and pooled.skipped == 2
     assert per["relation"].tolist() == ["P19"]
 
 

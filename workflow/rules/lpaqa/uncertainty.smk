@@ -67,6 +67,8 @@ rule lpaqa_consistency:
         "../../../envs/lama.yaml"
     params:
         article_rule=LPAQA["consistency"]["article_rule"],
+        reading=LPAQA["consistency"]["reading"],
+        uncertainty=uncertainty_settings(),
     script:
         "../../scripts/lpaqa_consistency.py"
 

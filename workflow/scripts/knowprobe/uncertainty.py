@@ -353,23 +353,45 @@ class ItemSet:
     clusters: np.ndarray  # cluster code per item (sorted)
     objects: np.ndarray  # object code per item, unique across clusters (sorted within a cluster)
     names: np.ndarray  # the clusters' names
-    key: tuple  # (cluster, item) pairs as tuples of strings: the set's identity
+    key: tuple  # a digest of the (cluster, item) names in this order, and whether objects count: the set's identity
 
     def __len__(self) -> int:
         return len(self.clusters)
 
 
 def item_set(cluster_ids, item_ids, object_ids=None) -> tuple[ItemSet, np.ndarray]:
-    """The ``ItemSet`` of the given items and the order that sorts a row's values into it."""
-    cluster_ids, item_ids = np.asarray(cluster_ids).astype(str), np.asarray(item_ids).astype(str)
-    objects = np.zeros(len(cluster_ids), dtype=np.int64) if object_ids is None else np.asarray(object_ids).astype(str)
-    names, cluster = np.unique(cluster_ids, return_inverse=True)
-    _, object_code = np.unique(objects, return_inverse=True)
-    order = np.lexsort((item_ids, object_code, cluster))
-    cluster, object_code = cluster.ravel()[order], object_code.ravel()[order]
-    _, joint = np.unique(cluster * (object_code.max(initial=0) + 1) + object_code, return_inverse=True)
-    key = (tuple(cluster_ids[order]), tuple(item_ids[order]), object_ids is not None)
-    return ItemSet(cluster, joint.ravel(), names, key), order
+    """The ``ItemSet`` of the given items and the order that sorts a row's values into it (by
+    cluster, object and item name)."""
+    import pandas as pd
+
+    cluster_ids, item_ids = np.asarray(cluster_ids), np.asarray(item_ids)
+    cluster = pd.Categorical(cluster_ids)
+    objects = None if object_ids is None else pd.Categorical(np.asarray(object_ids)).codes
+    return items_from_codes(
+        cluster.codes, pd.Categorical(item_ids).codes, objects, np.asarray(cluster.categories), (cluster_ids, item_ids)
+    )
+
+
+def items_from_codes(cluster_codes, item_codes, object_codes, cluster_names, identity) -> tuple[ItemSet, np.ndarray]:
+    """``item_set`` from codes whose order is the names' (``pandas.Categorical``'s), the clusters'
+    names indexed by their codes; ``identity``: what names the items (cluster and item names),
+    hashed into the set's key (which seeds its draws)."""
+    import hashlib
+
+    objects = np.zeros(len(cluster_codes), dtype=np.int64) if object_codes is None else np.asarray(object_codes)
+    order = np.lexsort((item_codes, objects, cluster_codes))
+    used, cluster = np.unique(np.asarray(cluster_codes)[order], return_inverse=True)
+    objects = objects[order]
+    _, joint = np.unique(cluster.ravel() * (objects.max(initial=0) + 1) + objects, return_inverse=True)
+    digest = hashlib.sha1()
+    for part in identity:
+        digest.update("\x1f".join(map(str, np.asarray(part)[order])).encode("utf-8") + b"\x1e")
+    key = (digest.hexdigest(), object_code_flag(object_codes))
+    return ItemSet(cluster.ravel(), joint.ravel(), np.asarray(cluster_names)[used], key), order
+
+
+def object_code_flag(object_codes) -> bool:
+    return object_codes is not None
 
 
 def replicate_counts(items: ItemSet, size: int, rng: np.random.Generator, macro: bool = False) -> np.ndarray:
@@ -498,54 +520,155 @@ def article_mismatch(template: str, obj: str) -> bool:
     return (" a [Y]" in padded and starts_vowel) or (" an [Y]" in padded and not starts_vowel)
 
 
+READINGS = ("pararel", "per_subject")  # how consistency pools subjects (docs/uncertainty.md)
+
+
 @dataclass(frozen=True)
 class Consistency:
-    consistency: float  # mean over clusters of the mean over subjects of the agreeing ordered pairs' share
+    consistency: float  # mean over clusters of the agreeing ordered pairs' share (reading: pooled or per subject)
     consistent_accuracy: float  # ... of the share of subjects all of whose prompts are right
     all_agree: float  # ... of the share of subjects all of whose prompts agree
     clusters: int
-    subjects: int  # subjects with at least two prompts kept
+    subjects: int  # subjects counted (pararel: every subject of the clusters; per_subject: those with two kept prompts)
     skipped: int  # (subject, prompt) entries not kept (the article rule; a caller padding prompts counts its own)
+    reading: str = "pararel"
 
 
-def subject_consistency(answers: np.ndarray, right: np.ndarray, kept: np.ndarray):
-    """Per subject (rows of ``[subject, prompt]`` arrays of answer codes, correctness and whether
-    the prompt is kept): the share of ordered pairs of kept prompts agreeing, whether all kept are
-    right, whether all agree, and whether the subject has two kept prompts (else the rest is NaN)."""
+def subject_consistency(answers: np.ndarray, right: np.ndarray, kept: np.ndarray, present: np.ndarray | None = None):
+    """Per subject (rows of ``[subject, prompt]`` arrays of answer codes, correctness, whether the
+    prompt is kept (the article rule) and whether it exists (``present``, default ``kept``: padding)):
+    the ordered pairs of kept prompts, those agreeing, whether all present prompts are right, whether
+    all kept prompts are right, whether all kept agree, and the kept prompts counted."""
+    present = kept if present is None else present
     n = kept.sum(axis=1)
     same = (answers[:, :, None] == answers[:, None, :]) & kept[:, :, None] & kept[:, None, :]
     agreeing = same.sum(axis=(1, 2)) - n  # ordered pairs: leave out each prompt with itself
     pairs = n * (n - 1)
-    valid = n >= 2
-    share = np.where(valid, agreeing / np.maximum(pairs, 1), np.nan)
-    all_right = np.where(valid, (right | ~kept).all(axis=1), np.nan)
-    all_agree = np.where(valid, agreeing == pairs, np.nan)
-    return share, all_right, all_agree, valid
+    return {
+        "pairs": pairs,
+        "agreeing": agreeing,
+        "all_right_present": (right | ~present).all(axis=1),
+        "all_right_kept": (right | ~kept).all(axis=1),
+        "all_agree": agreeing == pairs,
+        "kept": n,
+    }
 
 
-def consistency(cluster_ids, answers, right, kept) -> tuple[Consistency, dict]:
+def subject_rows(answers, right, kept, present=None, reading: str = "pararel") -> dict:
+    """Per subject, what each measure averages under ``reading`` (NaN where the subject does not
+    enter it), the ordered pairs and the agreeing ones:
+
+    * ``pararel`` (ParaRel's code, ``encode_consistency_probe.py``): consistency pools the
+      relation's ordered pairs of kept prompts over its subjects (``analyze_results``: agreeing
+      pairs over pairs); consistent accuracy is the share of *all* the relation's subjects every
+      one of whose prompts is right, the article rule not applied (``group_score_lama_eval``); all
+      agree, of the subjects with a kept prompt, those whose kept prompts give one answer
+      (``consistent_subjects``).
+    * ``per_subject``: each subject's share of agreeing pairs, then the mean over subjects with
+      two kept prompts; consistent accuracy and all agree over the same subjects, on kept prompts."""
+    if reading not in READINGS:
+        raise ValueError(f"consistency reading {reading!r}: one of {', '.join(READINGS)}")
+    found = subject_consistency(np.asarray(answers), np.asarray(right), np.asarray(kept), present)
+    pairs, agreeing, n = found["pairs"], found["agreeing"], found["kept"]
+    if reading == "pararel":
+        share = np.full(len(pairs), np.nan)  # pooled: the cluster's sum of agreeing over its sum of pairs
+        all_right = found["all_right_present"].astype(float)
+        all_agree = np.where(n >= 1, found["all_agree"], np.nan)
+    else:
+        valid = n >= 2
+        share = np.where(valid, agreeing / np.maximum(pairs, 1), np.nan)
+        all_right = np.where(valid, found["all_right_kept"], np.nan)
+        all_agree = np.where(valid, found["all_agree"], np.nan)
+    return {"share": share, "all_right": all_right, "all_agree": all_agree, "pairs": pairs, "agreeing": agreeing}
+
+
+def consistency(cluster_ids, answers, right, kept, present=None, reading: str = "pararel") -> tuple[Consistency, dict]:
     """ParaRel's consistency over ``[subject, prompt]`` arrays (one row per subject, with its
-    cluster in ``cluster_ids``; prompts padded with ``kept = False``): per cluster the mean over
-    subjects, then the mean over clusters. Returns the totals and per-cluster columns."""
-    share, all_right, all_agree, valid = subject_consistency(np.asarray(answers), np.asarray(right), np.asarray(kept))
+    cluster in ``cluster_ids``; prompts padded with ``present = kept = False``), read as
+    ``subject_rows`` says: per cluster, then the mean over clusters. A cluster whose subjects have
+    no pair of kept prompts has no consistency (NaN; ParaRel's code reports -1) and leaves that
+    mean. Returns the totals and per-cluster columns."""
+    rows_of = subject_rows(answers, right, kept, present, reading)
     cluster_ids = np.asarray(cluster_ids)
-    names = np.unique(cluster_ids[valid])
-    rows = {"cluster": names, "subjects": [], "consistency": [], "consistent_accuracy": [], "all_agree": []}
+    per_subject = reading == "per_subject"
+    entering = ~np.isnan(rows_of["share"]) if per_subject else np.ones(len(cluster_ids), bool)
+    names = np.unique(cluster_ids[entering])
+    rows = {
+        "cluster": names,
+        "subjects": [],
+        "pairs": [],
+        "consistency": [],
+        "consistent_accuracy": [],
+        "all_agree": [],
+    }
     for name in names:
-        mask = valid & (cluster_ids == name)
+        mask = entering & (cluster_ids == name)
+        pairs = int(rows_of["pairs"][mask].sum())
+        if per_subject:
+            value = float(rows_of["share"][mask].mean())
+        else:
+            value = float(rows_of["agreeing"][mask].sum() / pairs) if pairs else np.nan
         rows["subjects"].append(int(mask.sum()))
-        rows["consistency"].append(float(share[mask].mean()))
-        rows["consistent_accuracy"].append(float(all_right[mask].mean()))
-        rows["all_agree"].append(float(all_agree[mask].mean()))
+        rows["pairs"].append(pairs)
+        rows["consistency"].append(value)
+        rows["consistent_accuracy"].append(float(np.nanmean(rows_of["all_right"][mask])))
+        agree = rows_of["all_agree"][mask]
+        rows["all_agree"].append(float(np.nanmean(agree)) if (~np.isnan(agree)).any() else np.nan)
+
+    def over_clusters(column):
+        values = np.asarray(rows[column], dtype=float)
+        return float(np.nanmean(values)) if (~np.isnan(values)).any() else np.nan
+
     total = Consistency(
-        float(np.mean(rows["consistency"])) if len(names) else np.nan,
-        float(np.mean(rows["consistent_accuracy"])) if len(names) else np.nan,
-        float(np.mean(rows["all_agree"])) if len(names) else np.nan,
+        over_clusters("consistency"),
+        over_clusters("consistent_accuracy"),
+        over_clusters("all_agree"),
         len(names),
-        int(valid.sum()),
-        int((~np.asarray(kept)).sum()),
+        int(entering.sum()),
+        int((~np.asarray(kept) & (np.asarray(kept) if present is None else np.asarray(present))).sum()),
+        reading,
     )
     return total, rows
+
+
+def ratio_interval(
+    cluster_ids,
+    numerators,
+    denominators,
+    b: int = DEFAULT_B,
+    rng: np.random.Generator | None = None,
+    min_clusters: int = MIN_CLUSTERS,
+) -> Interval:
+    """The mean over clusters of each cluster's pooled ratio (sum of numerators over sum of
+    denominators of its items; ParaRel's consistency: agreeing pairs over pairs) with its two-stage
+    cluster bootstrap interval: clusters, then items, drawn as indices (``replicate_counts``); a
+    cluster drawn c times counts c times with the ratio of its c resamples pooled. Clusters without
+    a denominator do not enter."""
+    cluster_ids = np.asarray(cluster_ids)
+    numerators, denominators = np.asarray(numerators, float), np.asarray(denominators, float)
+    items, order = item_set(cluster_ids, np.arange(len(cluster_ids)))
+    m = len(items.names)
+    one_hot = np.zeros((len(items), m))
+    one_hot[np.arange(len(items)), items.clusters] = 1.0
+    num, den = numerators[order, None] * one_hot, denominators[order, None] * one_hot
+    sums_num, sums_den = num.sum(axis=0), den.sum(axis=0)
+    counted = sums_den > 0
+    value = float((sums_num[counted] / sums_den[counted]).mean()) if counted.any() else np.nan
+    if m < min_clusters or not counted.any():
+        return percentile_interval(value, np.empty(0), m, len(items), min_clusters)
+    rng = rng if rng is not None else np.random.default_rng(0)
+    sizes = one_hot.sum(axis=0)
+    out = np.empty(b)
+    done = 0
+    for size in _chunks(b, len(items)):
+        counts = replicate_counts(items, size, rng).astype(np.float64)
+        copies = (counts @ one_hot) / sizes  # how often each cluster was drawn
+        drawn_num, drawn_den = counts @ num, counts @ den
+        use = (copies > 0) & (drawn_den > 0)
+        ratio = np.divide(drawn_num, drawn_den, out=np.zeros_like(drawn_num), where=use)
+        out[done : done + size] = (copies * ratio).sum(axis=1) / np.maximum((copies * use).sum(axis=1), 1e-12)
+        done += size
+    return percentile_interval(value, out, m, len(items), min_clusters)
 
 
 # --- calibration ---------------------------------------------------------------------------------
@@ -689,11 +812,14 @@ def interval_rows(
 @dataclass
 class SharedDraws:
     """What ``shared_interval_rows`` drew, for the paired comparisons of the same rows: per row key
-    its item set (an id), statistic and ``[b]`` replicates (absent with too few clusters)."""
+    its item set (an id), statistic, ``[b]`` replicates (absent with too few clusters) and values
+    in the set's order, and per item set its ``ItemSet``."""
 
     item_set: dict = field(default_factory=dict)
     value: dict = field(default_factory=dict)
     draws: dict = field(default_factory=dict)
+    values: dict = field(default_factory=dict)
+    sets: dict = field(default_factory=dict)
 
 
 def shared_interval_rows(
@@ -708,33 +834,55 @@ def shared_interval_rows(
     """``interval_rows``' table (the mean over ``cluster`` of per-cluster means of ``value``; with
     ``objects``, the macro mean), with the rows measured on the same items resampled together:
     one draw of item counts per replicate for all of them (``shared_replicates``), from a stream
-    seeded by the seed and the items themselves, so a row's interval does not depend on which
-    other rows a table holds. Returns the table and the ``SharedDraws`` that ``comparison_table``
-    takes for the paired comparisons of these rows (their replicates' differences)."""
+    seeded by the seed and the items' names, so a row's interval does not depend on which other
+    rows a table holds. Returns the table and the ``SharedDraws`` that ``comparison_table`` takes
+    for the paired comparisons of these rows (their replicates' differences)."""
     import pandas as pd
 
+    # codes whose order is the names' (factorize sorts), so sorting by codes is sorting by names
+    cluster_codes, names = pd.factorize(frame[cluster], sort=True)
+    item_codes, item_names = pd.factorize(frame[item], sort=True)
+    object_codes = None if objects is None else pd.factorize(frame[objects], sort=True)[0]
+    names, item_names = np.asarray(names, dtype=object), np.asarray(item_names, dtype=object)
+    values_all = frame[value].to_numpy(np.float64)
     by_items, found = {}, SharedDraws()
-    for key, group in frame.groupby(keys, sort=False):
+    # the rows of one item set: the same (cluster, item, object) codes once sorted by them
+    for key, positions in frame.groupby(keys, sort=False).indices.items():
         key = key if isinstance(key, tuple) else (key,)
-        items, order = item_set(group[cluster], group[item], None if objects is None else group[objects])
-        entry = by_items.setdefault(items.key, (items, [], []))
-        entry[1].append(key)
-        entry[2].append(group[value].to_numpy(np.float64)[order])
+        sort_keys = (item_codes[positions], cluster_codes[positions])
+        if object_codes is not None:
+            sort_keys = (sort_keys[0], object_codes[positions], sort_keys[1])
+        ordered = positions[np.lexsort(sort_keys)]
+        codes = [cluster_codes, item_codes] + ([] if object_codes is None else [object_codes])
+        signature = b"".join(np.ascontiguousarray(c[ordered]).tobytes() for c in codes)
+        entry = by_items.setdefault(signature, ([], []))
+        entry[0].append(key)
+        entry[1].append(ordered)
     intervals = {}
-    for number, (set_key, (items, row_keys, columns)) in enumerate(by_items.items()):
+    for number, (row_keys, row_positions) in enumerate(by_items.values()):
+        first = row_positions[0]
+        items, order = items_from_codes(
+            cluster_codes[first],
+            item_codes[first],
+            None if object_codes is None else object_codes[first],
+            names,
+            (names[cluster_codes[first]], item_names[item_codes[first]]),
+        )
+        columns = [values_all[rows[order]] for rows in row_positions]  # every row in the set's order
+        matrix = np.stack(columns, axis=1)
         m = len(items.names)
-        matrix = np.stack(columns, axis=1) if columns else np.zeros((0, 0))
         if m >= settings.min_clusters:
-            digest = zlib.crc32(repr(set_key).encode("utf-8"))
-            rng = stream(settings.seed, "items", str(digest), objects or "")
+            rng = stream(settings.seed, "items", *items.key)
             values, draws = shared_replicates(items, matrix, settings.bootstrap, rng, macro=objects is not None)
         else:
             values = (matrix * item_weights(items, objects is not None)[:, None]).sum(axis=0)
             draws = None
+        found.sets[number] = items
         for column, key in enumerate(row_keys):
             row_draws = draws[:, column] if draws is not None else np.empty(0)
             intervals[key] = percentile_interval(values[column], row_draws, m, len(items), settings.min_clusters)
             found.item_set[key], found.value[key] = number, float(values[column])
+            found.values[key] = matrix[:, column]
             if draws is not None:
                 found.draws[key] = row_draws
     rows = [{**dict(zip(keys, key)), **_interval_dict(intervals[key])} for key in intervals]
@@ -766,20 +914,25 @@ def compare(
     """A paired comparison of two frames of per-item ``value`` (0/1) on the items both have (joined on
     ``cluster`` and ``item``): the difference A - B with its paired interval, and the per-cluster
     McNemar tests with Holm's verdicts counted. Returns (summary, per-cluster columns).
-    ``shared``: (value A, replicates A, value B, replicates B) where both rows were resampled
-    together on the same items (``shared_interval_rows``): the difference's replicates are theirs."""
-    joined = a[[cluster, item, value]].merge(b[[cluster, item, value]], on=[cluster, item], suffixes=("_a", "_b"))
-    right_a, right_b = joined[f"{value}_a"].to_numpy(bool), joined[f"{value}_b"].to_numpy(bool)
+    ``shared``: (value A, replicates A, value B, replicates B, values A, values B, their
+    ``ItemSet``) where both rows were resampled together on the same items
+    (``shared_interval_rows``): the difference's replicates are theirs, and no join is needed."""
     if shared is not None:
-        value_a, draws_a, value_b, draws_b = shared
-        clusters = len(np.unique(joined[cluster].to_numpy()))
-        found = percentile_interval(value_a - value_b, draws_a - draws_b, clusters, len(joined), settings.min_clusters)
+        value_a, draws_a, value_b, draws_b, right_a, right_b, items = shared
+        right_a, right_b = right_a.astype(bool), right_b.astype(bool)
+        found = percentile_interval(
+            value_a - value_b, draws_a - draws_b, len(items.names), len(items), settings.min_clusters
+        )
+        tests = mcnemar_per_cluster(items.clusters, right_a, right_b, settings.alpha)
+        tests["cluster"] = items.names[tests["cluster"]]
     else:
+        joined = a[[cluster, item, value]].merge(b[[cluster, item, value]], on=[cluster, item], suffixes=("_a", "_b"))
+        right_a, right_b = joined[f"{value}_a"].to_numpy(bool), joined[f"{value}_b"].to_numpy(bool)
         rng = stream(settings.seed, "paired", *key)
         found = paired_interval(
             joined[cluster], right_a, right_b, settings.bootstrap, rng, settings.min_clusters, pooled=pooled
         )
-    tests = mcnemar_per_cluster(joined[cluster].to_numpy(), right_a, right_b, settings.alpha)
+        tests = mcnemar_per_cluster(joined[cluster].to_numpy(), right_a, right_b, settings.alpha)
     verdicts = list(tests["verdict"])
     summary = {
         **_interval_dict(found),
@@ -819,7 +972,10 @@ def comparison_table(
         name_a, name_b = name_of(a), name_of(b)
         together = None
         if shared is not None and a in shared.draws and b in shared.draws and shared.item_set[a] == shared.item_set[b]:
-            together = (shared.value[a], shared.draws[a], shared.value[b], shared.draws[b])
+            together = (
+                *(shared.value[a], shared.draws[a], shared.value[b], shared.draws[b]),
+                *(shared.values[a], shared.values[b], shared.sets[shared.item_set[a]]),
+            )
         found, per_cluster = compare(
             groups[a], groups[b], (name_a, name_b), cluster, item, value, settings, pooled, together
         )
