@@ -133,6 +133,15 @@ def test_ece_and_brier_by_hand():
     assert u.prior_kl(p, np.array([0, 0])) == pytest.approx(np.log(1 / 0.4))
 
 
+def test_a_confidence_on_a_bin_edge_belongs_to_the_bin_it_closes():
+    """Guo et al.'s bins are ((m - 1)/M, m/M]: 0.5 is in (0.4, 0.5], 0.3 in (0.2, 0.3], 0 in the first."""
+    table = u.reliability(np.array([0.5, 0.3, 0.0, 1.0, 0.55]), np.array([1, 0, 0, 1, 0], bool), bins=10)
+    assert table["n"].tolist() == [1, 0, 1, 0, 1, 1, 0, 0, 0, 1]
+    # 0.5 (right) alone in its bin: gap 0.5; with half-open [a, b) bins it would share 0.55's (wrong)
+    expected = (abs(1 - 0.5) + abs(0 - 0.3) + 0 + 0 + abs(0 - 0.55)) / 5
+    assert u.ece([0.5, 0.3, 0.0, 1.0, 0.55], [1, 0, 0, 1, 0]) == pytest.approx(expected)
+
+
 def test_temperature_scaling_recovers_a_known_temperature():
     rng = np.random.default_rng(0)
     logits = rng.normal(size=(4000, 6)) * 3

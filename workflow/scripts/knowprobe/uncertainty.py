@@ -683,10 +683,12 @@ def softmax(scores: np.ndarray, temperature: float = 1.0) -> np.ndarray:
 
 
 def reliability(confidence: np.ndarray, right: np.ndarray, bins: int = 10) -> dict:
-    """Equal-width bins of confidence over [0, 1] (the last closed): per bin its items, mean
-    confidence and accuracy (NaN when empty)."""
-    edges = np.linspace(0.0, 1.0, bins + 1)
-    which = np.clip(np.searchsorted(edges, confidence, side="right") - 1, 0, bins - 1)
+    """Equal-width bins of confidence over [0, 1] as Guo et al. (2017) define them, ((m - 1)/M,
+    m/M]: a confidence on an edge belongs to the bin it closes (0.5 to (0.4, 0.5]), and the first
+    bin also holds 0. Per bin its items, mean confidence and accuracy (NaN when empty)."""
+    confidence = np.asarray(confidence, dtype=np.float64)
+    edges = np.arange(bins + 1) / bins  # m / M as the division gives it (0.3; linspace: 0.30000000000000004)
+    which = np.clip(np.searchsorted(edges, confidence, side="left") - 1, 0, bins - 1)
     count = np.bincount(which, minlength=bins)
     conf = np.bincount(which, weights=confidence, minlength=bins)
     acc = np.bincount(which, weights=np.asarray(right, dtype=np.float64), minlength=bins)
@@ -695,8 +697,8 @@ def reliability(confidence: np.ndarray, right: np.ndarray, bins: int = 10) -> di
 
 
 def ece(confidence, right, bins: int = 10) -> float:
-    """Expected calibration error (Guo et al. 2017; X-FACTR): sum over equal-width bins of the
-    bin's share of items times |accuracy - mean confidence|."""
+    """Expected calibration error (Guo et al. 2017; X-FACTR): sum over the equal-width bins
+    ((m - 1)/M, m/M] of the bin's share of items times |accuracy - mean confidence|."""
     table = reliability(np.asarray(confidence, dtype=np.float64), right, bins)
     used = table["n"] > 0
     gap = np.abs(table["accuracy"][used] - table["confidence"][used])
