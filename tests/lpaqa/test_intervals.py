@@ -138,6 +138,25 @@ def test_consistency_of_a_probe_table_by_hand():
     assert per["relation"].tolist() == ["P19"]
 
 
+def test_calibration_intervals_recompute_each_measure_from_the_drawn_facts():
+    """The table's values with intervals around them; ECE's from the reliability bins' definition."""
+    rng = np.random.default_rng(0)
+    collected = calibration.Collected()
+    for r in range(6):
+        scores = rng.normal(size=(30, 5)) * 2
+        collected.add(scores, rng.integers(0, 5, 30), relation=f"P{r}")
+    plain, _ = collected.summary(10)
+    summary, _ = collected.summary(10, uncertainty.Settings(bootstrap=500), ("run",))
+    for measure in calibration.MEASURES:
+        assert summary[measure] == pytest.approx(plain[measure])
+        assert summary[f"{measure}_low"] <= summary[measure] <= summary[f"{measure}_high"], measure
+    confidence, right = np.concatenate(collected.confidence), np.concatenate(collected.right)
+    found = uncertainty.calibration_intervals(
+        np.concatenate(collected.relations), confidence, right, np.concatenate(collected.brier), 10, 50
+    )
+    assert found["ece"].value == pytest.approx(uncertainty.ece(confidence, right, 10))
+
+
 def test_calibration_pieces():
     collected = calibration.Collected()
     scores = np.log(np.array([[0.7, 0.2, 0.1], [0.1, 0.1, 0.8]]))

@@ -434,20 +434,32 @@ def item_weights(items: ItemSet, macro: bool = False) -> np.ndarray:
 
 
 def shared_replicates(
-    items: ItemSet, values: np.ndarray, b: int = DEFAULT_B, rng: np.random.Generator | None = None, macro: bool = False
+    items: ItemSet,
+    values: np.ndarray,
+    b: int = DEFAULT_B,
+    rng: np.random.Generator | None = None,
+    macro: bool = False,
+    pooled: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The statistic of every column of ``values[item, row]`` (in ``items``' order; the mean over
     clusters of per-cluster means, ``macro``: of per-object means, then per cluster) and its ``[b,
     rows]`` replicates, every row resampled at the same indices (``replicate_counts``): one draw
     for all of a study's rows on these items, and the replicates of A - B of two rows are the
-    difference of theirs (the paired bootstrap) at no further cost."""
+    difference of theirs (the paired bootstrap) at no further cost. ``pooled``: the mean over all
+    items instead (every drawn item weighing the same)."""
     rng = rng if rng is not None else np.random.default_rng(0)
-    weighted = np.asarray(values, dtype=np.float64).reshape(len(items), -1) * item_weights(items, macro)[:, None]
+    values = np.asarray(values, dtype=np.float64).reshape(len(items), -1)
+    weights = np.full(len(items), 1.0 / max(len(items), 1)) if pooled else item_weights(items, macro)
+    weighted = values * weights[:, None]
     value = weighted.sum(axis=0) if len(items) else np.full(weighted.shape[1], np.nan)
     out = np.empty((b, weighted.shape[1]))
     done = 0
     for size in _chunks(b, len(items)):
-        out[done : done + size] = replicate_counts(items, size, rng, macro).astype(np.float64) @ weighted
+        counts = replicate_counts(items, size, rng, macro).astype(np.float64)
+        if pooled:
+            out[done : done + size] = (counts @ values) / counts.sum(axis=1, keepdims=True)
+        else:
+            out[done : done + size] = counts @ weighted
         done += size
     return value, out
 
@@ -705,6 +717,54 @@ def ece(confidence, right, bins: int = 10) -> float:
     return float((table["n"][used] * gap).sum() / max(table["n"].sum(), 1))
 
 
+def calibration_intervals(
+    cluster_ids,
+    confidence,
+    right,
+    brier_terms,
+    bins: int = 10,
+    b: int = DEFAULT_B,
+    rng: np.random.Generator | None = None,
+    min_clusters: int = MIN_CLUSTERS,
+) -> dict[str, Interval]:
+    """Accuracy, mean confidence, ECE (over ``bins`` bins, ``reliability``'s) and the Brier score,
+    each over all items (pooled, as the calibration table has them), with the two-stage cluster
+    bootstrap interval (clusters, then items, drawn as indices by ``replicate_counts``; one draw for
+    the four): a replicate recomputes ECE from its drawn items' bins."""
+    confidence, right = np.asarray(confidence, float), np.asarray(right, float)
+    brier_terms = np.asarray(brier_terms, float)
+    edges = np.arange(bins + 1) / bins
+    which = np.clip(np.searchsorted(edges, confidence, side="left") - 1, 0, bins - 1)
+    gaps = np.zeros((len(confidence), bins))
+    gaps[np.arange(len(confidence)), which] = right - confidence
+    columns = np.column_stack([right, confidence, brier_terms, np.ones(len(right))])
+    n = len(right)
+    values = {
+        "accuracy": float(right.mean()) if n else np.nan,
+        "confidence": float(confidence.mean()) if n else np.nan,
+        "ece": ece(confidence, right, bins) if n else np.nan,
+        "brier": float(brier_terms.mean()) if n else np.nan,
+    }
+    items, order = item_set(np.asarray(cluster_ids), np.arange(n))
+    m = len(items.names)
+    if m < min_clusters:
+        return {name: percentile_interval(v, np.empty(0), m, n, min_clusters) for name, v in values.items()}
+    rng = rng if rng is not None else np.random.default_rng(0)
+    columns, gaps = columns[order], gaps[order]
+    draws = {name: np.empty(b) for name in values}
+    done = 0
+    for size in _chunks(b, n):
+        counts = replicate_counts(items, size, rng).astype(np.float64)
+        sums = counts @ columns
+        total = sums[:, 3]
+        draws["accuracy"][done : done + size] = sums[:, 0] / total
+        draws["confidence"][done : done + size] = sums[:, 1] / total
+        draws["brier"][done : done + size] = sums[:, 2] / total
+        draws["ece"][done : done + size] = np.abs(counts @ gaps).sum(axis=1) / total
+        done += size
+    return {name: percentile_interval(values[name], draws[name], m, n, min_clusters) for name in values}
+
+
 def brier(probabilities: np.ndarray, gold: np.ndarray) -> float:
     """Multi-class Brier score: the mean over items of sum_c (p(c) - [c = gold])^2."""
     p = np.asarray(probabilities, dtype=np.float64)
@@ -832,9 +892,11 @@ def shared_interval_rows(
     value: str,
     settings: Settings,
     objects: str | None = None,
+    pooled: bool = False,
 ):
     """``interval_rows``' table (the mean over ``cluster`` of per-cluster means of ``value``; with
-    ``objects``, the macro mean), with the rows measured on the same items resampled together:
+    ``objects``, the macro mean; ``pooled``, the mean over items), with the rows measured on the
+    same items resampled together:
     one draw of item counts per replicate for all of them (``shared_replicates``), from a stream
     seeded by the seed and the items' names, so a row's interval does not depend on which other
     rows a table holds. Returns the table and the ``SharedDraws`` that ``comparison_table`` takes
@@ -874,10 +936,12 @@ def shared_interval_rows(
         matrix = np.stack(columns, axis=1)
         m = len(items.names)
         if m >= settings.min_clusters:
-            rng = stream(settings.seed, "items", *items.key)
-            values, draws = shared_replicates(items, matrix, settings.bootstrap, rng, macro=objects is not None)
+            rng = stream(settings.seed, "items", *items.key, "pooled" if pooled else "")
+            values, draws = shared_replicates(items, matrix, settings.bootstrap, rng, objects is not None, pooled)
         else:
-            values = (matrix * item_weights(items, objects is not None)[:, None]).sum(axis=0)
+            values = (
+                matrix.mean(axis=0) if pooled else (matrix * item_weights(items, objects is not None)[:, None]).sum(0)
+            )
             draws = None
         found.sets[number] = items
         for column, key in enumerate(row_keys):
