@@ -334,8 +334,8 @@ def test_report_shows_tables_in_place_figures_and_headline_numbers(demo):
     entries = set(re.findall(r'"(results/[\w/.-]+)": \{', html))  # the report's results, by path
     # 37 before the interval, comparison, consistency, calibration and LPAQA score tables (47 with
     # them; 49 with BEAR's intervals and comparisons; 51 with the multi-token tables; 52 with their
-    # paired comparisons)
-    assert len([e for e in entries if e.endswith(".html")]) == 52
+    # paired comparisons; 53 with BEAR's calibration)
+    assert len([e for e in entries if e.endswith(".html")]) == 53
     assert "results/lpaqa/tables/multitoken.html" in entries and "results/lpaqa/figures/multitoken.png" in entries
     # the interval figures of every study (error bars, issue 42)
     for study in ["lpaqa", "stest", "comps", "bear"]:
