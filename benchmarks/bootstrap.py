@@ -8,11 +8,12 @@ against a straightforward per-replicate loop measured in the same run.
 Tables of the full run's shapes, with random correctness (the bootstrap's cost does not depend
 on the values):
 
-- LPAQA: bert-base and bert-large; the headline rows of config.yaml's prompt sets (Majority, Man,
+- LPAQA: config.yaml's three runs (bert-base and bert-large by the mask score, gpt2 by the next
+  token); the headline rows of config.yaml's prompt sets (Majority, Man,
   Top1, Top3, Top5, Opti, Oracle of the other sets) on T-REx (41 relations, 34,039 facts),
   T-REx-UHN (41 relations, 27,102 facts) and Google-RE (3 relations, 5,527 facts: too few for an
   interval, so no bootstrap), micro and macro; the default comparisons (Top1, Opti, Oracle of each
-  set against Man, and the two models).
+  set against Man, and each run against the next).
 - S-TEST: 5 models; 5 relations of 5,000 triples; VP, FP, CP (specificity) in one mode (two for
   GPT-2: next_token and sentence), naturalness and relatedness; FP and CP against VP, each model
   against the next.
@@ -25,7 +26,9 @@ Times are CPU time of this process (``time.process_time``): what the work costs 
 on a machine that others share.
 
 Engine: knowprobe.uncertainty as the interval rules call it (level counts drawn per replicate and
-cluster, vectorised over replicates in chunks). Baseline: the same two-stage bootstrap written as
+cluster, vectorised over replicates in chunks; LPAQA's rows on the same facts resampled together,
+item counts drawn once per replicate for all of them, a comparison's replicates the difference of
+its rows'). Baseline: the same two-stage bootstrap written as
 a loop over replicates that draws clusters, then item indices within each drawn cluster (the
 textbook way), timed on ``--baseline-replicates`` replicates of one T-REx row and projected to
 every row and B; the intervals of both are compared on that row.
