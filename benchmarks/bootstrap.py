@@ -99,10 +99,13 @@ def run_lpaqa(rng, settings) -> tuple[float, int]:
     start = time.process_time()
     drawn = []
     table = intervals.interval_table(facts, settings, drawn)
+    middle = time.process_time()
     config = {"baseline": {"prompt_set": "manual", "method": "Top1"}, "methods": ["Top1", "Opti", "Oracle"]}
     pairs = intervals.default_comparisons(facts, {**config, "model_pairs": None}, LPAQA_RUNS)
     summary, _ = intervals.comparisons(facts, pairs, settings, drawn[0])
-    return time.process_time() - start, 2 * len(table) + len(summary)
+    end = time.process_time()
+    print(f"  LPAQA: intervals {middle - start:.2f} s ({2 * len(table)} rows), comparisons {end - middle:.2f} s")
+    return end - start, 2 * len(table) + len(summary)
 
 
 def run_stest(rng, settings) -> tuple[float, int]:
