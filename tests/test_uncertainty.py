@@ -119,6 +119,7 @@ def test_consistency_by_hand():
     total, rows = u.consistency(["P19"] * 4, answers, right, kept, present)
     assert total.consistency == pytest.approx(8 / 16) and rows["pairs"] == [16]
     assert total.consistent_accuracy == pytest.approx(1 / 4) and total.all_agree == pytest.approx(2 / 4)
+    assert total.skipped == 2 and u.consistency(["P19"] * 4, answers, right, kept)[0].skipped == 2
     assert not u.article_mismatch("[X] is a [Y] .", "Paris") and u.article_mismatch("[X] is a [Y] .", "Oslo")
 
 

@@ -637,7 +637,7 @@ def consistency(cluster_ids, answers, right, kept, present=None, reading: str = 
         over_clusters("all_agree"),
         len(names),
         int(entering.sum()),
-        int((~np.asarray(kept) & (np.asarray(kept) if present is None else np.asarray(present))).sum()),
+        int((~np.asarray(kept)).sum() if present is None else (~np.asarray(kept) & np.asarray(present)).sum()),
         reading,
     )
     return total, rows
