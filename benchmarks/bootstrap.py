@@ -8,11 +8,12 @@ against a straightforward per-replicate loop measured in the same run.
 Tables of the full run's shapes, with random correctness (the bootstrap's cost does not depend
 on the values):
 
-- LPAQA: bert-base and bert-large; the headline rows of config.yaml's prompt sets (Majority, Man,
+- LPAQA: config.yaml's three runs (bert-base and bert-large by the mask score, gpt2 by the next
+  token); the headline rows of config.yaml's prompt sets (Majority, Man,
   Top1, Top3, Top5, Opti, Oracle of the other sets) on T-REx (41 relations, 34,039 facts),
   T-REx-UHN (41 relations, 27,102 facts) and Google-RE (3 relations, 5,527 facts: too few for an
   interval, so no bootstrap), micro and macro; the default comparisons (Top1, Opti, Oracle of each
-  set against Man, and the two models).
+  set against Man, and each run against the next).
 - S-TEST: 5 models; 5 relations of 5,000 triples; VP, FP, CP (specificity) in one mode (two for
   GPT-2: next_token and sentence), naturalness and relatedness; FP and CP against VP, each model
   against the next.
@@ -25,7 +26,9 @@ Times are CPU time of this process (``time.process_time``): what the work costs 
 on a machine that others share.
 
 Engine: knowprobe.uncertainty as the interval rules call it (level counts drawn per replicate and
-cluster, vectorised over replicates in chunks). Baseline: the same two-stage bootstrap written as
+cluster, vectorised over replicates in chunks; LPAQA's rows on the same facts resampled together,
+item counts drawn once per replicate for all of them, a comparison's replicates the difference of
+its rows'). Baseline: the same two-stage bootstrap written as
 a loop over replicates that draws clusters, then item indices within each drawn cluster (the
 textbook way), timed on ``--baseline-replicates`` replicates of one T-REx row and projected to
 every row and B; the intervals of both are compared on that row.
@@ -48,6 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow" / "scrip
 from knowprobe import uncertainty  # noqa: E402
 
 LPAQA_SETS = 10  # config.yaml: manual and nine others
+LPAQA_RUNS = ["bert-base-cased", "bert-large-cased", "gpt2@next_token"]  # config.yaml's lpaqa.models and scores
 LPAQA_DATASETS = {"trex": (41, 34_039), "trex_uhn": (41, 27_102), "google_re": (3, 5_527)}
 COMPS_SUBSETS = {  # pairs, properties
     "base": (49_340, 3_645),
@@ -67,7 +71,7 @@ def lpaqa_facts(rng) -> pd.DataFrame:
     for dataset, (clusters, items) in LPAQA_DATASETS.items():
         relation = relations(rng, clusters, items)
         objects = rng.integers(0, 300, len(relation))  # LAMA: up to a few hundred objects a relation
-        for model in ("bert-base-cased", "bert-large-cased"):
+        for model in LPAQA_RUNS:
             rows = [("Majority", "Top1"), ("Man", "Top1")]
             rows += [(f"set{s}", m) for s in range(LPAQA_SETS - 1) for m in ("Top1", "Top3", "Top5", "Opti", "Oracle")]
             for prompts, method in rows:
@@ -93,13 +97,15 @@ def run_lpaqa(rng, settings) -> tuple[float, int]:
 
     facts = lpaqa_facts(rng)
     start = time.process_time()
-    table = intervals.interval_table(facts, settings)
+    drawn = []
+    table = intervals.interval_table(facts, settings, drawn)
+    middle = time.process_time()
     config = {"baseline": {"prompt_set": "manual", "method": "Top1"}, "methods": ["Top1", "Opti", "Oracle"]}
-    pairs = intervals.default_comparisons(
-        facts, {**config, "model_pairs": None}, ["bert-base-cased", "bert-large-cased"]
-    )
-    summary, _ = intervals.comparisons(facts, pairs, settings)
-    return time.process_time() - start, 2 * len(table) + len(summary)
+    pairs = intervals.default_comparisons(facts, {**config, "model_pairs": None}, LPAQA_RUNS)
+    summary, _ = intervals.comparisons(facts, pairs, settings, drawn[0])
+    end = time.process_time()
+    print(f"  LPAQA: intervals {middle - start:.2f} s ({2 * len(table)} rows), comparisons {end - middle:.2f} s")
+    return end - start, 2 * len(table) + len(summary)
 
 
 def run_stest(rng, settings) -> tuple[float, int]:

@@ -1,6 +1,6 @@
 """The alias matcher (knowprobe.answers) on hand-made cases: articles, punctuation, case, a gold
-with a final period, and a wrong alias that is a substring (where the exact and substring rules
-part)."""
+with a final period, and golds inside longer words (which the substring rule, at word boundaries,
+does not take)."""
 
 from __future__ import annotations
 
@@ -48,7 +48,11 @@ def test_normalize_answer_is_squads():
         ("Florence.", "Florence", [], True, True),  # punctuation
         ("NYC", "New York City", ["NYC", "Big Apple"], True, True),  # an alias
         ("Paris, France", "Paris", [], False, True),  # more than the gold: substring only
-        ("Russia", "United States", ["US"], False, True),  # a wrong alias inside a word: substring only
+        ("Russia", "United States", ["US"], False, False),  # an alias inside a word: not at a word boundary
+        ("Japanese", "Japan", [], False, False),  # the gold inside a longer word: no match
+        ("the Japanese emperor", "Japan", [], False, False),
+        ("Tokyo, Japan", "Japan", [], False, True),  # the gold as whole words: substring only
+        ("New York City hall", "New York City", [], False, True),  # several words at word boundaries
         ("Rome", "Paris", ["Lutetia"], False, False),
         ("Apple Inc", "Apple Inc.", [], True, True),  # a gold with a final period (X-FACTR)
         ("", "Paris", [], False, False),

@@ -131,7 +131,7 @@ def test_stub_gives_the_hand_worked_answers(stub, method):
     text, logprobs, steps = HAND_WORKED[method]
     stub.model.base_model.forwards = 0
     # two prompts of different lengths (padding), two lengths each: four rows in one batch
-    out = masked_decode(stub, ["q is [Y] .", "q q is [Y] ."], max_masks=2, method=method)
+    out = masked_decode(stub, ["q is [Y] .", "q q is [Y] ."], max_masks=2, method=method, length_by="mean")
     # one forward per step for the whole batch: one for independent, one per mask otherwise
     assert stub.model.base_model.forwards == (1 if method == "independent" else 2)
     for i in range(2):
@@ -153,10 +153,10 @@ def test_stub_methods_together_share_their_identical_forwards(stub):
     So 8 rows run in 2 forwards, where the methods one by one run 4 + 6 + 6 = 16 in 5."""
     prompts = ["q is [Y] .", "q q is [Y] ."]
     stub.model.base_model.forwards = stub.model.base_model.rows = 0
-    together = masked_decode_jointly(stub, prompts, list(HAND_WORKED), max_masks=2)
+    together = masked_decode_jointly(stub, prompts, list(HAND_WORKED), max_masks=2, length_by="mean")
     assert (stub.model.base_model.forwards, stub.model.base_model.rows) == (2, 8)
     stub.model.base_model.forwards = stub.model.base_model.rows = 0
-    alone = {method: masked_decode(stub, prompts, max_masks=2, method=method) for method in HAND_WORKED}
+    alone = {method: masked_decode(stub, prompts, 2, method, "mean") for method in HAND_WORKED}
     assert (stub.model.base_model.forwards, stub.model.base_model.rows) == (5, 16)
     for method, (text, logprobs, steps) in HAND_WORKED.items():
         out = together[method]

@@ -108,11 +108,18 @@ def test_consistency_by_hand():
     kept = np.array([[not u.article_mismatch(t, o) for t in templates] for o in objects])
     assert kept.tolist() == [[True, True, False], [True, True, True], [True, True, False], [True, True, True]]
     right = answers == np.array(objects)[:, None]
-    total, rows = u.consistency(["P19", "P19", "P19", "P19"], answers, right, kept)
+    present = np.ones_like(kept)
+    total, rows = u.consistency(["P19"] * 4, answers, right, kept, present, reading="per_subject")
     assert total.consistency == pytest.approx((1 + 2 / 6 + 1 + 2 / 6) / 4)
     assert total.consistent_accuracy == pytest.approx(2 / 4)
     assert total.all_agree == pytest.approx(2 / 4)
     assert (total.subjects, total.skipped, total.clusters) == (4, 2, 1)
+    # ParaRel's code: the relation's pairs pooled (2 + 2 + 2 + 2 agreeing of 2 + 6 + 2 + 6), every
+    # prompt for consistent accuracy (the first subject's skipped "an" prompt is wrong)
+    total, rows = u.consistency(["P19"] * 4, answers, right, kept, present)
+    assert total.consistency == pytest.approx(8 / 16) and rows["pairs"] == [16]
+    assert total.consistent_accuracy == pytest.approx(1 / 4) and total.all_agree == pytest.approx(2 / 4)
+    assert total.skipped == 2 and u.consistency(["P19"] * 4, answers, right, kept)[0].skipped == 2
     assert not u.article_mismatch("[X] is a [Y] .", "Paris") and u.article_mismatch("[X] is a [Y] .", "Oslo")
 
 
@@ -125,6 +132,15 @@ def test_ece_and_brier_by_hand():
     p = np.array([[0.7, 0.2, 0.1], [0.1, 0.1, 0.8]])
     assert u.brier(p, np.array([0, 1])) == pytest.approx(((0.09 + 0.04 + 0.01) + (0.01 + 0.81 + 0.64)) / 2)
     assert u.prior_kl(p, np.array([0, 0])) == pytest.approx(np.log(1 / 0.4))
+
+
+def test_a_confidence_on_a_bin_edge_belongs_to_the_bin_it_closes():
+    """Guo et al.'s bins are ((m - 1)/M, m/M]: 0.5 is in (0.4, 0.5], 0.3 in (0.2, 0.3], 0 in the first."""
+    table = u.reliability(np.array([0.5, 0.3, 0.0, 1.0, 0.55]), np.array([1, 0, 0, 1, 0], bool), bins=10)
+    assert table["n"].tolist() == [1, 0, 1, 0, 1, 1, 0, 0, 0, 1]
+    # 0.5 (right) alone in its bin: gap 0.5; with half-open [a, b) bins it would share 0.55's (wrong)
+    expected = (abs(1 - 0.5) + abs(0 - 0.3) + 0 + 0 + abs(0 - 0.55)) / 5
+    assert u.ece([0.5, 0.3, 0.0, 1.0, 0.55], [1, 0, 0, 1, 0]) == pytest.approx(expected)
 
 
 def test_temperature_scaling_recovers_a_known_temperature():
@@ -207,3 +223,76 @@ def test_mcnemar_per_cluster_is_each_clusters_exact_test():
     expected = [u.mcnemar_exact(int(x), int(y)) for x, y in zip(table["b"], table["c"])]
     assert table["p"].tolist() == expected
     assert u.mcnemar_per_cluster(np.zeros(0), np.zeros(0, bool), np.zeros(0, bool))["p"].shape == (0,)
+
+
+def _textbook(cluster, objects, values, b, rng, macro):
+    """Per replicate: relations with replacement, (macro: each drawn relation's objects with
+    replacement,) then the drawn relation's (object's) facts with replacement."""
+    clusters = np.unique(cluster)
+    out = np.empty((b, values.shape[1]))
+    for i in range(b):
+        means = []
+        for c in rng.choice(clusters, len(clusters)):
+            if macro:
+                mine = np.unique(objects[cluster == c])
+                per_object = []
+                for o in rng.choice(mine, len(mine)):
+                    rows = values[(cluster == c) & (objects == o)]
+                    per_object.append(rows[rng.integers(0, len(rows), len(rows))].mean(axis=0))
+                means.append(np.mean(per_object, axis=0))
+            else:
+                rows = values[cluster == c]
+                means.append(rows[rng.integers(0, len(rows), len(rows))].mean(axis=0))
+        out[i] = np.mean(means, axis=0)
+    return out
+
+
+@pytest.mark.parametrize("macro", [False, True])
+def test_shared_draws_match_resampling_indices_and_pair_the_rows(macro):
+    """Rows on the same items resampled together: each row's replicates have the textbook
+    distribution, and A - B's replicates have that of resampling the same indices for both."""
+    rng = np.random.default_rng(4)
+    cluster = np.repeat([f"P{i}" for i in range(7)], [30, 5, 60, 12, 44, 8, 25])
+    objects = rng.choice(list("abcde"), len(cluster))
+    values = (rng.random((len(cluster), 2)) < [0.3, 0.6]).astype(float)
+    values[:, 1] = np.where(rng.random(len(cluster)) < 0.7, values[:, 0], values[:, 1])  # correlated rows
+    items, order = u.item_set(cluster, np.arange(len(cluster)), objects if macro else None)
+    value, fast = u.shared_replicates(items, values[order], 20_000, np.random.default_rng(1), macro=macro)
+    slow = _textbook(cluster, objects, values, 1500, np.random.default_rng(2), macro)
+    expected = u.macro_interval(cluster, objects, values[:, 0], 10).value if macro else None
+    if macro:
+        assert value[0] == pytest.approx(expected)
+    else:
+        assert value[0] == pytest.approx(u.cluster_interval(cluster, values[:, 0], 10).value)
+    for f, s in [
+        (fast[:, 0], slow[:, 0]),
+        (fast[:, 1], slow[:, 1]),
+        (fast[:, 0] - fast[:, 1], slow[:, 0] - slow[:, 1]),
+    ]:
+        assert abs(f.std() / s.std() - 1) < 0.1
+        assert abs(f.mean() - s.mean()) < 0.25 * s.std()
+
+
+def test_shared_rows_give_the_same_numbers_whatever_else_the_table_holds():
+    rng = np.random.default_rng(0)
+    facts = pd.DataFrame(
+        {
+            "relation": np.repeat([f"P{i}" for i in range(6)], 40),
+            "fact": np.tile(np.arange(40), 6).astype(str),
+        }
+    )
+    rows = pd.concat([facts.assign(method=m, correct=rng.random(len(facts)) < 0.4) for m in "ABC"])
+    settings = u.Settings(bootstrap=500)
+    alone, _ = u.shared_interval_rows(rows[rows["method"] == "A"], ["method"], "relation", "fact", "correct", settings)
+    every, shared = u.shared_interval_rows(rows, ["method"], "relation", "fact", "correct", settings)
+    for column in ("value", "low", "high"):  # the same draws: equal up to the sums' rounding
+        assert alone[column].iloc[0] == pytest.approx(every[column].iloc[0], rel=1e-12)
+    groups = dict(tuple(rows.groupby(["method"])))
+    summary, _ = u.comparison_table(
+        groups, [(("A",), ("A",))], lambda k: "", "relation", "fact", "correct", settings, shared=shared
+    )
+    assert (summary["difference"].iloc[0], summary["low"].iloc[0], summary["high"].iloc[0]) == (0, 0, 0)
+    summary, _ = u.comparison_table(
+        groups, [(("A",), ("B",))], lambda k: "", "relation", "fact", "correct", settings, shared=shared
+    )
+    assert summary["low"].iloc[0] < summary["difference"].iloc[0] < summary["high"].iloc[0]

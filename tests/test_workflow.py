@@ -162,7 +162,7 @@ SELECTION_AND_AFTER = {
     **PAPER_TABLES,
     "lpaqa_intervals": 1,
     "lpaqa_intervals_figure": 1,
-    "lpaqa_calibration": 2,
+    "lpaqa_calibration": 4,  # every run: the two BERTs' mask scores, the GPT's next-token and statement scores
     "lpaqa_calibration_report": 1,
     "table_html": 20,
 }
@@ -333,8 +333,9 @@ def test_report_shows_tables_in_place_figures_and_headline_numbers(demo):
         assert name in html, name
     entries = set(re.findall(r'"(results/[\w/.-]+)": \{', html))  # the report's results, by path
     # 37 before the interval, comparison, consistency, calibration and LPAQA score tables (47 with
-    # them; 49 with BEAR's intervals and comparisons; 51 with the multi-token tables)
-    assert len([e for e in entries if e.endswith(".html")]) == 51
+    # them; 49 with BEAR's intervals and comparisons; 51 with the multi-token tables; 52 with their
+    # paired comparisons; 53 with BEAR's calibration)
+    assert len([e for e in entries if e.endswith(".html")]) == 53
     assert "results/lpaqa/tables/multitoken.html" in entries and "results/lpaqa/figures/multitoken.png" in entries
     # the interval figures of every study (error bars, issue 42)
     for study in ["lpaqa", "stest", "comps", "bear"]:
@@ -761,13 +762,13 @@ def test_slurm_profile_sends_gpu_rules_to_gpu_nodes(tmp_path):
     on_gpu = [job for job in jobs if re.match(rf"rule ({'|'.join(gpu_rules)}):", job)]
     # LPAQA: 4 runs (the two BERTs' mask runs, the GPT's next-token and statement runs) x 3 (probe
     # jobs: every set but Mine+Para, then Mine+Para; a selection), 2 paraphrase sets, per masked
-    # model 2 backward sets, a cross-model job and a calibration, one refinement, LAMA-UHN;
+    # model 2 backward sets and a cross-model job, per run a calibration, one refinement, LAMA-UHN;
     # the multi-token facts asked by 3 models; S-TEST: 3 models; COMPS: 3 models; BEAR: 3 models
     counted = collections.Counter(re.match(r"rule (\w+):", job).group(1) for job in on_gpu)
     assert counted["lpaqa_probe"] == counted["lpaqa_probe_seeded"] == counted["lpaqa_selection"] == 4
-    assert counted["lpaqa_backward"] == 4 and counted["lpaqa_calibration"] == counted["lpaqa_cross_model"] == 2
+    assert counted["lpaqa_backward"] == 4 and counted["lpaqa_cross_model"] == 2 and counted["lpaqa_calibration"] == 4
     assert counted["lpaqa_multitoken_probe"] == 3
-    assert len(on_gpu) == 4 * 3 + 2 + 2 * 2 + 2 + 2 + 1 + 1 + 3 + 3 + 3 + 3
+    assert len(on_gpu) == 4 * 3 + 2 + 2 * 2 + 2 + 4 + 1 + 1 + 3 + 3 + 3 + 3
     assert all("gpu=1" in job and "slurm_partition=gpu" in job for job in on_gpu)
     others = [job for job in jobs if re.match(r"rule (\w+):", job) and job not in on_gpu and "resources:" in job]
     assert others and not any("gpu=1" in job for job in others)

@@ -124,14 +124,37 @@ def probe_table():
 
 
 def test_consistency_of_a_probe_table_by_hand():
-    total, per = consistency.prompt_set_consistency(probe_table())
+    total, per = consistency.prompt_set_consistency(probe_table(), reading="per_subject")
     assert total.consistency == pytest.approx((1 + 2 / 6 + 1 + 2 / 6) / 4)
     assert total.consistent_accuracy == pytest.approx(0.5) and total.all_agree == pytest.approx(0.5)
     assert (total.skipped, total.subjects, total.clusters) == (2, 4, 1)
     # without the article rule the "an" prompt counts for every subject
-    plain, _ = consistency.prompt_set_consistency(probe_table(), article_rule=False)
+    plain, _ = consistency.prompt_set_consistency(probe_table(), article_rule=False, reading="per_subject")
     assert plain.consistency == pytest.approx((2 / 6 + 2 / 6 + 1 + 2 / 6) / 4) and plain.skipped == 0
+    # ParaRel's code (the default): pairs pooled, every prompt for consistent accuracy
+    pooled, _ = consistency.prompt_set_consistency(probe_table())
+    assert pooled.consistency == pytest.approx(8 / 16) and pooled.consistent_accuracy == pytest.approx(1 / 4)
+    assert pooled.reading == "pararel" and pooled.skipped == 2
     assert per["relation"].tolist() == ["P19"]
+
+
+def test_calibration_intervals_recompute_each_measure_from_the_drawn_facts():
+    """The table's values with intervals around them; ECE's from the reliability bins' definition."""
+    rng = np.random.default_rng(0)
+    collected = calibration.Collected()
+    for r in range(6):
+        scores = rng.normal(size=(30, 5)) * 2
+        collected.add(scores, rng.integers(0, 5, 30), relation=f"P{r}")
+    plain, _ = collected.summary(10)
+    summary, _ = collected.summary(10, uncertainty.Settings(bootstrap=500), ("run",))
+    for measure in calibration.MEASURES:
+        assert summary[measure] == pytest.approx(plain[measure])
+        assert summary[f"{measure}_low"] <= summary[measure] <= summary[f"{measure}_high"], measure
+    confidence, right = np.concatenate(collected.confidence), np.concatenate(collected.right)
+    found = uncertainty.calibration_intervals(
+        np.concatenate(collected.relations), confidence, right, np.concatenate(collected.brier), 10, 50
+    )
+    assert found["ece"].value == pytest.approx(uncertainty.ece(confidence, right, 10))
 
 
 def test_calibration_pieces():

@@ -5,7 +5,7 @@ bear.comparisons."""
 import pandas as pd
 
 from knowprobe import contracts, uncertainty
-from knowprobe.bear import intervals, metrics
+from knowprobe.bear import calibration, intervals, metrics
 from knowprobe.io import rule_logging, write_csv
 from knowprobe.tables import write_table
 
@@ -14,7 +14,8 @@ with rule_logging(snakemake.log[0]) as log:
     settings = uncertainty.Settings(**params.uncertainty)
     instances = contracts.read(snakemake.input.instances, contracts.BEAR_INSTANCES)
     scores = pd.concat([contracts.read(p, contracts.BEAR_SCORES) for p in snakemake.input.scores], ignore_index=True)
-    frame = intervals.items(metrics.predictions(scores, instances, params.ties))
+    predicted = metrics.predictions(scores, instances, params.ties)
+    frame = intervals.items(predicted)
     table = intervals.interval_table(frame, settings, params.ddof)
     how = (
         f" Cells: value [95% interval] of a two-stage cluster bootstrap (relations drawn with replacement, then "
@@ -45,5 +46,18 @@ with rule_logging(snakemake.log[0]) as log:
         "none: an instance's templates are not one right/wrong answer)." + how,
     )
     write_csv(tests, snakemake.output.mcnemar)
+    calibrated = calibration.calibration_table(scores, predicted, params.bins, settings)
+    write_table(
+        snakemake.output,
+        "calibration",
+        calibrated,
+        calibration.layout(calibrated),
+        "Calibration over BEAR's answer spaces, per model and template: p(c) the softmax over the relation's "
+        "answer space of the candidates' statement scores, confidence max p(c), right as BEAR counts it (ties: "
+        f"{params.ties}); accuracy and mean confidence (%), ECE (%, {params.bins} equal-width bins ((m-1)/M, m/M]), "
+        "the multi-class Brier score, and KL(gold objects || answer-space prior) per relation averaged over "
+        "relations (the prior: mean p(c) over the relation's instances); no temperature scaling (BEAR has no split "
+        "to fit one on)." + how.replace("an instance with all its templates", "per template"),
+    )
     for line in intervals.headlines(table):
         log.info("%s", line)

@@ -1,6 +1,7 @@
-"""Rule lpaqa_calibration: one model's calibration on every test set (the calibrated prompt set's
-Top-1 prompt of each relation), before and after temperature scaling fitted on T-REx-train's train
-split, with the reliability diagram's bins."""
+"""Rule lpaqa_calibration: one run's calibration (a model under one score: mask, next_token or
+statement) on every test set (the calibrated prompt set's Top-1 prompt of each relation), before and
+after temperature scaling fitted on T-REx-train's train split, each measure with its 95% interval,
+and the reliability diagram's bins."""
 
 import numpy as np
 import pandas as pd
@@ -8,19 +9,29 @@ import torch
 
 from knowprobe import contracts, scoring, uncertainty
 from knowprobe.io import rule_logging, write_csv
-from knowprobe.lpaqa import calibration, selection, trex_train
+from knowprobe.lpaqa import calibration, probe, selection, trex_train
 
 with rule_logging(snakemake.log[0]) as log:
     torch.set_num_threads(snakemake.threads)
-    scorer = scoring.load(snakemake.input.model, "masked", scoring.ScoringSettings(**snakemake.params.scoring))
-    candidate_ids = contracts.read(snakemake.input.candidates, contracts.CANDIDATES)["token_id"].to_numpy()
-    column_of = {int(token): column for column, token in enumerate(candidate_ids)}
+    score = snakemake.params.score
+    settings = uncertainty.Settings(**snakemake.params.uncertainty)
+    if score == "statement":
+        # the probe kept each row's statement scores over its relation's C_r: no model runs here
+        candidate_logprobs, column_of = probe.statement_logprobs, None
+    else:
+        # the LM head (masked or causal) on the hidden states the probe kept (mask, next_token)
+        scorer = scoring.load(
+            snakemake.input.model, snakemake.params.kind, scoring.ScoringSettings(**snakemake.params.scoring)
+        )
+        candidate_ids = contracts.read(snakemake.input.candidates, contracts.CANDIDATES)["token_id"].to_numpy()
+        column_of = {int(token): column for column, token in enumerate(candidate_ids)}
+
+        def candidate_logprobs(hidden):
+            return scorer.candidate_logprobs_from_hidden(hidden, candidate_ids)
+
     prompts = contracts.read(snakemake.input.prompts, contracts.PROMPT_SELECTION)
     facts = contracts.read(snakemake.input.trex_train, contracts.FACTS)
     train_ids = set(trex_train.split(facts, snakemake.params.train_share, snakemake.params.split_seed)[0]["fact_id"])
-
-    def candidate_logprobs(hidden):
-        return scorer.candidate_logprobs_from_hidden(hidden, candidate_ids)
 
     def relations(dataset, split):
         probe = selection.ProbeSplit.read(
@@ -38,6 +49,11 @@ with rule_logging(snakemake.log[0]) as log:
             keep = keep[calibration.train_sample(len(keep), relation)]
             train_scores.append(data.logprobs[top, keep])
             train_gold.append(data.gold[keep])
+    # the statement score's C_r differ in size between relations: pad with -inf (p(c) = 0 there)
+    width = max((part.shape[1] for part in train_scores), default=0)
+    train_scores = [
+        np.pad(part, ((0, 0), (0, width - part.shape[1])), constant_values=-np.inf) for part in train_scores
+    ]
     scores, gold = (np.concatenate(train_scores), np.concatenate(train_gold)) if train_scores else (None, None)
     temperature = uncertainty.fit_temperature(scores, gold) if scores is not None and len(gold) else 1.0
     log.info("temperature %.3f fitted on %d train facts", temperature, 0 if gold is None else len(gold))
@@ -46,13 +62,14 @@ with rule_logging(snakemake.log[0]) as log:
     rows, bins = [], []
     for dataset in snakemake.params.datasets:
         before, after = calibration.Collected(), calibration.Collected()
-        for _relation, data, top in relations(dataset, "test"):
-            before.add(data.logprobs[top], data.gold)
-            after.add(data.logprobs[top], data.gold, temperature)
+        for relation, data, top in relations(dataset, "test"):
+            before.add(data.logprobs[top], data.gold, relation=relation)
+            after.add(data.logprobs[top], data.gold, temperature, relation)
         for label, collected, t in [("none", before, 1.0), ("fitted", after, temperature)]:
-            summary, table = collected.summary(snakemake.params.bins)
-            key = {"model": snakemake.wildcards.model, "dataset": dataset, "scaling": label, "temperature": t}
-            rows.append({**key, **summary})
+            model = snakemake.wildcards.model
+            summary, table = collected.summary(snakemake.params.bins, settings, (model, dataset, label))
+            key = {"model": model, "dataset": dataset, "scaling": label, "temperature": t}
+            rows.append({**key, "score": score, "distribution": calibration.SCORE_DISTRIBUTIONS[score], **summary})
             bins.append(pd.DataFrame(table).assign(**key))
             log.info(
                 "%s %s: ECE %.1f, Brier %.3f, prior KL %.3f",

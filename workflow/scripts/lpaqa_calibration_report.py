@@ -1,10 +1,11 @@
-"""Rule lpaqa_calibration_report: every model's calibration in one table, and a reliability
-diagram per model (accuracy against confidence per bin, before and after temperature scaling)."""
+"""Rule lpaqa_calibration_report: every run's calibration in one table (with 95% intervals), and a
+reliability diagram per run (accuracy against confidence per bin, before and after temperature scaling)."""
 
 import pandas as pd
 
-from knowprobe import figures
+from knowprobe import figures, uncertainty
 from knowprobe.io import rule_logging
+from knowprobe.lpaqa import calibration
 from knowprobe.lpaqa.tables import DATASET_NAMES
 from knowprobe.tables import write_table
 
@@ -12,35 +13,31 @@ with rule_logging(snakemake.log[0]) as log:
     table = pd.concat([pd.read_csv(path) for path in snakemake.input.tables], ignore_index=True)
     bins = pd.concat([pd.read_csv(path) for path in snakemake.input.bins], ignore_index=True)
     layout = table.assign(dataset=table["dataset"].map(lambda d: DATASET_NAMES.get(d, d)))
-    layout = layout[
-        [
-            "model",
-            "dataset",
-            "scaling",
-            "temperature",
-            "accuracy",
-            "confidence",
-            "ece",
-            "brier",
-            "prior_kl",
-            "relations",
-            "facts",
+    formats = {"accuracy": 1, "confidence": 1, "ece": 1, "brier": 3, "prior_kl": 3}
+    cells = {
+        measure: [
+            uncertainty.cell(row[measure], row[f"{measure}_low"], row[f"{measure}_high"], digits)
+            for row in table.to_dict("records")
         ]
+        for measure, digits in formats.items()
+    }
+    layout = layout.assign(temperature=layout["temperature"].map("{:.2f}".format), **cells)[
+        ["model", "score", "dataset", "scaling", "temperature", *formats, "relations", "facts"]
     ]
+    definitions = "; ".join(
+        f"{score}: {calibration.SCORE_DISTRIBUTIONS[score]}" for score in dict.fromkeys(table["score"])
+    )
     write_table(
         snakemake.output,
         "calibration",
         table,
-        layout.assign(
-            temperature=layout["temperature"].map("{:.2f}".format),
-            brier=layout["brier"].map("{:.3f}".format),
-            prior_kl=layout["prior_kl"].map("{:.3f}".format),
-        ),
-        "Calibration of each relation's Top-1 prompt: p(c) the softmax over the candidate set of the "
-        "candidates' log-probs, confidence max p(c); accuracy and mean confidence (%), ECE (%, equal-width "
-        "bins), the multi-class Brier score, and KL(gold objects || answer-space prior) per relation averaged "
-        "over relations (the prior: mean p(c) over the relation's facts); scaling: none, or the temperature "
-        "fitted on T-REx-train's train split.",
+        layout,
+        "Calibration of each relation's Top-1 prompt, every run: p(c) per score (" + definitions + "), "
+        "confidence max p(c); accuracy and mean confidence (%), ECE (%, equal-width bins ((m-1)/M, m/M]), the "
+        "multi-class Brier score, and KL(gold objects || answer-space prior) per relation averaged over relations "
+        "(the prior: mean p(c) over the relation's facts); scaling: none, or the temperature fitted on "
+        "T-REx-train's train split. Cells: value [95% interval] of a two-stage cluster bootstrap (relations, then "
+        "facts; the KL: relations); no interval with fewer than the configured relations.",
     )
     models = list(dict.fromkeys(bins["model"]))
     datasets = list(dict.fromkeys(bins["dataset"]))

@@ -31,7 +31,8 @@ with rule_logging(snakemake.log[0]) as log:
         settings.bootstrap,
         settings.seed,
     )
-    table = intervals.interval_table(facts, settings)
+    drawn = []
+    table = intervals.interval_table(facts, settings, drawn)
     how = (
         f" Cells: value [95% interval] of a two-stage cluster bootstrap (relations, then facts; macro: "
         f"relations, then objects, then facts), B = {settings.bootstrap}, seed {settings.seed}; no interval "
@@ -41,7 +42,7 @@ with rule_logging(snakemake.log[0]) as log:
         snakemake.output, "intervals", table, intervals.layout(table), "Micro and macro P@1 (%) of each method." + how
     )
     pairs = intervals.default_comparisons(facts, snakemake.params.comparisons, snakemake.params.models)
-    summary, tests = intervals.comparisons(facts, pairs, settings)
+    summary, tests = intervals.comparisons(facts, pairs, settings, drawn[0])
     write_table(
         snakemake.output,
         "comparisons",

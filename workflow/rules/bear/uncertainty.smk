@@ -1,6 +1,7 @@
 # BEAR's numbers with their uncertainty (knowprobe.uncertainty, shared by the studies): the BEAR
 # score and each template's accuracy with cluster bootstrap intervals (relations, then instances)
-# and paired comparisons of models. The only BEAR rule that reads the bootstrap's B and seed.
+# and paired comparisons of models, and the calibration of each model's answers over the relations'
+# answer spaces. The only BEAR rule that reads the bootstrap's B and seed.
 
 
 rule bear_intervals:
@@ -25,6 +26,7 @@ rule bear_intervals:
             for name, label in [
                 ("intervals", "the BEAR score with 95% intervals"),
                 ("comparisons", "paired comparisons: differences and relations where one is better"),
+                ("calibration", "calibration over the answer spaces: ECE, Brier, answer-space prior"),
             ]
             for fmt in ("md", "csv", "tex")
         },
@@ -39,6 +41,7 @@ rule bear_intervals:
         models=BEAR_MODELS,
         ties=BEAR["ties"],
         ddof=BEAR["sem_ddof"],
+        bins=config["uncertainty"]["bins"],
     script:
         "../../scripts/bear_intervals.py"
 

@@ -745,13 +745,14 @@ def consistency_sets():
 
 
 def calibration_input(wildcards):
-    """The calibrated set's probe tables and hidden states of every test set and of T-REx-train
-    (whose train split fits the temperature), its selection (each relation's Top-1 prompt), the
-    model (its LM head), its candidates and T-REx-train."""
+    """One run's (any model, any score) calibrated set's probe tables and hidden states (statement
+    scores) of every test set and of T-REx-train (whose train split fits the temperature), its
+    selection (each relation's Top-1 prompt), the model (its LM head), its candidates and
+    T-REx-train."""
     prompt_set = LPAQA["calibration"]["prompt_set"]
     files = probe_files(prompt_set, wildcards.model)
     inputs = {
-        "model": model_dir(wildcards.model),
+        "model": model_dir(lpaqa_model(wildcards.model)),
         "candidates": expand(rules.lpaqa_candidate_ids.output[0], model=wildcards.model)[0],
         "trex_train": rules.lpaqa_trex_train.output.facts,
         "prompts": expand(LPAQA_SELECTED_PROMPTS, model=wildcards.model, prompt_set=prompt_set)[0],

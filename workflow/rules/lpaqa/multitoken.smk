@@ -119,11 +119,23 @@ rule lpaqa_multitoken_tables:
             subcategory="Multi-token answers",
             label="the multi-token facts per model and relation by the object's token count",
         ),
+        comparisons_md="results/lpaqa/tables/multitoken_comparisons.md",
+        comparisons_csv=report_table(
+            "results/lpaqa/tables/multitoken_comparisons.csv",
+            caption="lpaqa/multitoken_comparisons.rst",
+            category="LPAQA",
+            subcategory="Multi-token answers",
+            label="paired comparisons of methods and models on the multi-token facts",
+            layout="results/lpaqa/tables/multitoken_comparisons.md",
+        ),
+        comparisons_tex="results/lpaqa/tables/multitoken_comparisons.tex",
+        mcnemar="results/lpaqa/tables/multitoken_mcnemar.csv",
     log:
         "logs/lpaqa/multitoken/tables.log",
     conda:
         "../../../envs/lama.yaml"
     params:
+        uncertainty=uncertainty_settings(),
         models=LPAQA_PROBED,
         kinds=[config["models"][name]["kind"] for name in LPAQA_PROBED],
         train_share=MULTITOKEN["train_share"],

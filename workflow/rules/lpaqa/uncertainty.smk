@@ -1,7 +1,9 @@
 # LPAQA's numbers with their uncertainty (knowprobe.uncertainty, shared by the studies): the
 # headline rows with cluster bootstrap intervals and paired comparisons (the only rules that read
 # the bootstrap's B and seed, so that changing them reruns nothing else), paraphrase consistency
-# over each prompt set's prompts (ParaRel), calibration of the probe's answers.
+# over each prompt set's prompts (ParaRel), calibration of the probe's answers: every run (each
+# model under each score: the mask and next-token scores over the candidate vocabulary, the
+# statement score over the relation's candidate set C_r), none assumed masked.
 
 
 rule lpaqa_intervals:
@@ -67,6 +69,8 @@ rule lpaqa_consistency:
         "../../../envs/lama.yaml"
     params:
         article_rule=LPAQA["consistency"]["article_rule"],
+        reading=LPAQA["consistency"]["reading"],
+        uncertainty=uncertainty_settings(),
     script:
         "../../scripts/lpaqa_consistency.py"
 
@@ -86,6 +90,9 @@ rule lpaqa_calibration:
         gpu=1,
     params:
         scoring=scoring_settings(),
+        kind=lambda wildcards: lpaqa_kind(wildcards.model),
+        score=lambda wildcards: lpaqa_score(wildcards.model),
+        uncertainty=uncertainty_settings(),
         bins=config["uncertainty"]["bins"],
         datasets=LPAQA_DATASETS,
         train_share=LPAQA["trex_train"]["train_share"],
@@ -96,8 +103,8 @@ rule lpaqa_calibration:
 
 rule lpaqa_calibration_report:
     input:
-        tables=expand(rules.lpaqa_calibration.output.table, model=LPAQA_MODELS),
-        bins=expand(rules.lpaqa_calibration.output.bins, model=LPAQA_MODELS),
+        tables=expand(rules.lpaqa_calibration.output.table, model=LPAQA_RUNS),
+        bins=expand(rules.lpaqa_calibration.output.bins, model=LPAQA_RUNS),
         code=code("lpaqa_calibration_report"),
     output:
         **lpaqa_table_outputs([("calibration", "calibration: ECE, Brier, answer-space prior, temperature")]),

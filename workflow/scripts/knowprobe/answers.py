@@ -11,9 +11,10 @@ Two rules, reported side by side because they differ:
   collapsed.
 * ``matches_substring``: PopQA's rule (AlexTMallen/adaptive-retrieval, ``run_model.py``: an
   answer is right when ``pa in pred or pa.lower() in pred or pa.capitalize() in pred`` for any of
-  the possible answers ``pa``), here on normalised texts: a normalised gold or alias occurs in the
-  normalised prediction. An alias that normalises to nothing (only an article or punctuation)
-  matches nothing: the empty string is in every text.
+  the possible answers ``pa``), here on normalised texts and at word boundaries: a normalised gold
+  or alias occurs in the normalised prediction as whole words ("Japan" is not in "Japanese";
+  PopQA's raw ``in`` would take it). An alias that normalises to nothing (only an article or
+  punctuation) matches nothing: the empty string is in every text.
 
 Both add X-FACTR's English rule (jzbjyb/X-FACTR, scripts/probe.py, ``match_with_gold`` with
 ``use_period``): a gold ending in "." also matches without it ("Inc." against "Inc"). After the
@@ -61,7 +62,10 @@ def matches_exact(prediction: str, gold: str, aliases: Iterable[str] | None = No
 
 
 def matches_substring(prediction: str, gold: str, aliases: Iterable[str] | None = None) -> bool:
-    """PopQA's rule on normalised texts: a normalised gold or alias occurs in the normalised
-    prediction (so "Paris" is right in "Paris, France", and so is an alias "US" in "Russia")."""
-    normal = normalize_answer(prediction)
-    return any(form in normal for form in gold_forms(gold, aliases))
+    """PopQA's rule on normalised texts, at word boundaries: a normalised gold or alias occurs in
+    the normalised prediction as whole words (so "Paris" is right in "Paris, France", but "Japan"
+    is not inside "Japanese", nor an alias "US" inside "Russia"). The normalised texts are words
+    joined by single blanks, so a whole-word occurrence is one of the blank-padded form in the
+    blank-padded prediction."""
+    normal = f" {normalize_answer(prediction)} "
+    return any(f" {form} " in normal for form in gold_forms(gold, aliases))

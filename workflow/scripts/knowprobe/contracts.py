@@ -144,7 +144,11 @@ MULTITOKEN_PREDICTIONS = contract(
     ),
     column("prediction_tokens", pa.int32(), "the answer's tokens (-1 for statement, which scores whole statements)"),
     column("correct_exact", pa.bool_(), "normalised answer equals the normalised gold or an alias (SQuAD / lm-eval)"),
-    column("correct_substring", pa.bool_(), "a normalised gold or alias occurs in the normalised answer (PopQA)"),
+    column(
+        "correct_substring",
+        pa.bool_(),
+        "a normalised gold or alias occurs in the normalised answer as whole words (PopQA's rule at word boundaries)",
+    ),
 )
 MULTITOKEN_SELECTION = contract(
     "multitoken_selection",

@@ -38,7 +38,7 @@ correction over the clusters of a comparison.
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import stats as scipy_stats
@@ -341,6 +341,129 @@ def macro_interval(
     return percentile_interval(value, draws, m, len(correct), min_clusters)
 
 
+# --- one study's rows on the same items: resampling shared by every row and comparison -----------
+
+
+@dataclass(frozen=True)
+class ItemSet:
+    """Items (``cluster``, ``item``, and for macro their ``object``) in one order, sorted by
+    cluster and object: the rows of a study that were measured on the same items share it, and so
+    share every bootstrap replicate drawn over it."""
+
+    clusters: np.ndarray  # cluster code per item (sorted)
+    objects: np.ndarray  # object code per item, unique across clusters (sorted within a cluster)
+    names: np.ndarray  # the clusters' names
+    key: tuple  # a digest of the (cluster, item) names in this order, and whether objects count: the set's identity
+
+    def __len__(self) -> int:
+        return len(self.clusters)
+
+
+def item_set(cluster_ids, item_ids, object_ids=None) -> tuple[ItemSet, np.ndarray]:
+    """The ``ItemSet`` of the given items and the order that sorts a row's values into it (by
+    cluster, object and item name)."""
+    import pandas as pd
+
+    cluster_ids, item_ids = np.asarray(cluster_ids), np.asarray(item_ids)
+    cluster = pd.Categorical(cluster_ids)
+    objects = None if object_ids is None else pd.Categorical(np.asarray(object_ids)).codes
+    return items_from_codes(
+        cluster.codes, pd.Categorical(item_ids).codes, objects, np.asarray(cluster.categories), (cluster_ids, item_ids)
+    )
+
+
+def items_from_codes(cluster_codes, item_codes, object_codes, cluster_names, identity) -> tuple[ItemSet, np.ndarray]:
+    """``item_set`` from codes whose order is the names' (``pandas.Categorical``'s), the clusters'
+    names indexed by their codes; ``identity``: what names the items (cluster and item names),
+    hashed into the set's key (which seeds its draws)."""
+    import hashlib
+
+    objects = np.zeros(len(cluster_codes), dtype=np.int64) if object_codes is None else np.asarray(object_codes)
+    order = np.lexsort((item_codes, objects, cluster_codes))
+    used, cluster = np.unique(np.asarray(cluster_codes)[order], return_inverse=True)
+    objects = objects[order]
+    _, joint = np.unique(cluster.ravel() * (objects.max(initial=0) + 1) + objects, return_inverse=True)
+    digest = hashlib.sha1()
+    for part in identity:
+        digest.update("\x1f".join(map(str, np.asarray(part)[order])).encode("utf-8") + b"\x1e")
+    key = (digest.hexdigest(), object_code_flag(object_codes))
+    return ItemSet(cluster.ravel(), joint.ravel(), np.asarray(cluster_names)[used], key), order
+
+
+def object_code_flag(object_codes) -> bool:
+    return object_codes is not None
+
+
+def replicate_counts(items: ItemSet, size: int, rng: np.random.Generator, macro: bool = False) -> np.ndarray:
+    """``[size, items]``: how often each item is drawn in each of ``size`` replicates of the
+    two-stage bootstrap (clusters with replacement, then each drawn cluster's items; ``macro``:
+    clusters, then each drawn cluster's objects, as many as it has, then each drawn object's
+    items), as indices (the textbook resampling, vectorised over the replicates of a chunk). A
+    row's replicate is these counts times its values times ``item_weights``."""
+    n, m = len(items), len(items.names)
+    unit = items.objects if macro else items.clusters  # the units whose items are drawn
+    unit_size = np.bincount(unit)
+    unit_start = np.concatenate([[0], np.cumsum(unit_size)[:-1]])
+    cluster_units = np.bincount(items.clusters[unit_start], minlength=m)  # units per cluster (1 for micro)
+    first_unit = np.concatenate([[0], np.cumsum(cluster_units)[:-1]])
+    base = np.repeat(np.arange(size, dtype=np.int64) * n, m)  # each replicate's offset, per drawn cluster
+    picked = rng.integers(0, m, size * m)  # the clusters drawn
+    if macro:  # each drawn cluster draws as many of its objects as it has
+        slots = cluster_units[picked]
+        base, picked = np.repeat(base, slots), np.repeat(picked, slots)
+        units = first_unit[picked] + (rng.random(len(picked)) * cluster_units[picked]).astype(np.int64)
+    else:
+        units = picked
+    draws = unit_size[units]
+    start = np.repeat(base + unit_start[units], draws)
+    within = (rng.random(len(start)) * np.repeat(draws, draws)).astype(np.int64)
+    return np.bincount(start + within, minlength=size * n).reshape(size, n)
+
+
+def item_weights(items: ItemSet, macro: bool = False) -> np.ndarray:
+    """Each item's weight in the statistic (and in every replicate, per draw): 1 / (clusters x the
+    cluster's items); ``macro``: 1 / (clusters x the cluster's objects x the object's items)."""
+    m = len(items.names)
+    if not macro:
+        return 1.0 / (m * np.bincount(items.clusters)[items.clusters])
+    unit_size = np.bincount(items.objects)
+    cluster_of_unit = np.zeros(len(unit_size), dtype=np.int64)
+    cluster_of_unit[items.objects] = items.clusters
+    cluster_units = np.bincount(cluster_of_unit, minlength=m)
+    return 1.0 / (m * cluster_units[items.clusters] * unit_size[items.objects])
+
+
+def shared_replicates(
+    items: ItemSet,
+    values: np.ndarray,
+    b: int = DEFAULT_B,
+    rng: np.random.Generator | None = None,
+    macro: bool = False,
+    pooled: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The statistic of every column of ``values[item, row]`` (in ``items``' order; the mean over
+    clusters of per-cluster means, ``macro``: of per-object means, then per cluster) and its ``[b,
+    rows]`` replicates, every row resampled at the same indices (``replicate_counts``): one draw
+    for all of a study's rows on these items, and the replicates of A - B of two rows are the
+    difference of theirs (the paired bootstrap) at no further cost. ``pooled``: the mean over all
+    items instead (every drawn item weighing the same)."""
+    rng = rng if rng is not None else np.random.default_rng(0)
+    values = np.asarray(values, dtype=np.float64).reshape(len(items), -1)
+    weights = np.full(len(items), 1.0 / max(len(items), 1)) if pooled else item_weights(items, macro)
+    weighted = values * weights[:, None]
+    value = weighted.sum(axis=0) if len(items) else np.full(weighted.shape[1], np.nan)
+    out = np.empty((b, weighted.shape[1]))
+    done = 0
+    for size in _chunks(b, len(items)):
+        counts = replicate_counts(items, size, rng, macro).astype(np.float64)
+        if pooled:
+            out[done : done + size] = (counts @ values) / counts.sum(axis=1, keepdims=True)
+        else:
+            out[done : done + size] = counts @ weighted
+        done += size
+    return value, out
+
+
 # --- paired comparisons --------------------------------------------------------------------------
 
 
@@ -409,54 +532,155 @@ def article_mismatch(template: str, obj: str) -> bool:
     return (" a [Y]" in padded and starts_vowel) or (" an [Y]" in padded and not starts_vowel)
 
 
+READINGS = ("pararel", "per_subject")  # how consistency pools subjects (docs/uncertainty.md)
+
+
 @dataclass(frozen=True)
 class Consistency:
-    consistency: float  # mean over clusters of the mean over subjects of the agreeing ordered pairs' share
+    consistency: float  # mean over clusters of the agreeing ordered pairs' share (reading: pooled or per subject)
     consistent_accuracy: float  # ... of the share of subjects all of whose prompts are right
     all_agree: float  # ... of the share of subjects all of whose prompts agree
     clusters: int
-    subjects: int  # subjects with at least two prompts kept
+    subjects: int  # subjects counted (pararel: every subject of the clusters; per_subject: those with two kept prompts)
     skipped: int  # (subject, prompt) entries not kept (the article rule; a caller padding prompts counts its own)
+    reading: str = "pararel"
 
 
-def subject_consistency(answers: np.ndarray, right: np.ndarray, kept: np.ndarray):
-    """Per subject (rows of ``[subject, prompt]`` arrays of answer codes, correctness and whether
-    the prompt is kept): the share of ordered pairs of kept prompts agreeing, whether all kept are
-    right, whether all agree, and whether the subject has two kept prompts (else the rest is NaN)."""
+def subject_consistency(answers: np.ndarray, right: np.ndarray, kept: np.ndarray, present: np.ndarray | None = None):
+    """Per subject (rows of ``[subject, prompt]`` arrays of answer codes, correctness, whether the
+    prompt is kept (the article rule) and whether it exists (``present``, default ``kept``: padding)):
+    the ordered pairs of kept prompts, those agreeing, whether all present prompts are right, whether
+    all kept prompts are right, whether all kept agree, and the kept prompts counted."""
+    present = kept if present is None else present
     n = kept.sum(axis=1)
     same = (answers[:, :, None] == answers[:, None, :]) & kept[:, :, None] & kept[:, None, :]
     agreeing = same.sum(axis=(1, 2)) - n  # ordered pairs: leave out each prompt with itself
     pairs = n * (n - 1)
-    valid = n >= 2
-    share = np.where(valid, agreeing / np.maximum(pairs, 1), np.nan)
-    all_right = np.where(valid, (right | ~kept).all(axis=1), np.nan)
-    all_agree = np.where(valid, agreeing == pairs, np.nan)
-    return share, all_right, all_agree, valid
+    return {
+        "pairs": pairs,
+        "agreeing": agreeing,
+        "all_right_present": (right | ~present).all(axis=1),
+        "all_right_kept": (right | ~kept).all(axis=1),
+        "all_agree": agreeing == pairs,
+        "kept": n,
+    }
 
 
-def consistency(cluster_ids, answers, right, kept) -> tuple[Consistency, dict]:
+def subject_rows(answers, right, kept, present=None, reading: str = "pararel") -> dict:
+    """Per subject, what each measure averages under ``reading`` (NaN where the subject does not
+    enter it), the ordered pairs and the agreeing ones:
+
+    * ``pararel`` (ParaRel's code, ``encode_consistency_probe.py``): consistency pools the
+      relation's ordered pairs of kept prompts over its subjects (``analyze_results``: agreeing
+      pairs over pairs); consistent accuracy is the share of *all* the relation's subjects every
+      one of whose prompts is right, the article rule not applied (``group_score_lama_eval``); all
+      agree, of the subjects with a kept prompt, those whose kept prompts give one answer
+      (``consistent_subjects``).
+    * ``per_subject``: each subject's share of agreeing pairs, then the mean over subjects with
+      two kept prompts; consistent accuracy and all agree over the same subjects, on kept prompts."""
+    if reading not in READINGS:
+        raise ValueError(f"consistency reading {reading!r}: one of {', '.join(READINGS)}")
+    found = subject_consistency(np.asarray(answers), np.asarray(right), np.asarray(kept), present)
+    pairs, agreeing, n = found["pairs"], found["agreeing"], found["kept"]
+    if reading == "pararel":
+        share = np.full(len(pairs), np.nan)  # pooled: the cluster's sum of agreeing over its sum of pairs
+        all_right = found["all_right_present"].astype(float)
+        all_agree = np.where(n >= 1, found["all_agree"], np.nan)
+    else:
+        valid = n >= 2
+        share = np.where(valid, agreeing / np.maximum(pairs, 1), np.nan)
+        all_right = np.where(valid, found["all_right_kept"], np.nan)
+        all_agree = np.where(valid, found["all_agree"], np.nan)
+    return {"share": share, "all_right": all_right, "all_agree": all_agree, "pairs": pairs, "agreeing": agreeing}
+
+
+def consistency(cluster_ids, answers, right, kept, present=None, reading: str = "pararel") -> tuple[Consistency, dict]:
     """ParaRel's consistency over ``[subject, prompt]`` arrays (one row per subject, with its
-    cluster in ``cluster_ids``; prompts padded with ``kept = False``): per cluster the mean over
-    subjects, then the mean over clusters. Returns the totals and per-cluster columns."""
-    share, all_right, all_agree, valid = subject_consistency(np.asarray(answers), np.asarray(right), np.asarray(kept))
+    cluster in ``cluster_ids``; prompts padded with ``present = kept = False``), read as
+    ``subject_rows`` says: per cluster, then the mean over clusters. A cluster whose subjects have
+    no pair of kept prompts has no consistency (NaN; ParaRel's code reports -1) and leaves that
+    mean. Returns the totals and per-cluster columns."""
+    rows_of = subject_rows(answers, right, kept, present, reading)
     cluster_ids = np.asarray(cluster_ids)
-    names = np.unique(cluster_ids[valid])
-    rows = {"cluster": names, "subjects": [], "consistency": [], "consistent_accuracy": [], "all_agree": []}
+    per_subject = reading == "per_subject"
+    entering = ~np.isnan(rows_of["share"]) if per_subject else np.ones(len(cluster_ids), bool)
+    names = np.unique(cluster_ids[entering])
+    rows = {
+        "cluster": names,
+        "subjects": [],
+        "pairs": [],
+        "consistency": [],
+        "consistent_accuracy": [],
+        "all_agree": [],
+    }
     for name in names:
-        mask = valid & (cluster_ids == name)
+        mask = entering & (cluster_ids == name)
+        pairs = int(rows_of["pairs"][mask].sum())
+        if per_subject:
+            value = float(rows_of["share"][mask].mean())
+        else:
+            value = float(rows_of["agreeing"][mask].sum() / pairs) if pairs else np.nan
         rows["subjects"].append(int(mask.sum()))
-        rows["consistency"].append(float(share[mask].mean()))
-        rows["consistent_accuracy"].append(float(all_right[mask].mean()))
-        rows["all_agree"].append(float(all_agree[mask].mean()))
+        rows["pairs"].append(pairs)
+        rows["consistency"].append(value)
+        rows["consistent_accuracy"].append(float(np.nanmean(rows_of["all_right"][mask])))
+        agree = rows_of["all_agree"][mask]
+        rows["all_agree"].append(float(np.nanmean(agree)) if (~np.isnan(agree)).any() else np.nan)
+
+    def over_clusters(column):
+        values = np.asarray(rows[column], dtype=float)
+        return float(np.nanmean(values)) if (~np.isnan(values)).any() else np.nan
+
     total = Consistency(
-        float(np.mean(rows["consistency"])) if len(names) else np.nan,
-        float(np.mean(rows["consistent_accuracy"])) if len(names) else np.nan,
-        float(np.mean(rows["all_agree"])) if len(names) else np.nan,
+        over_clusters("consistency"),
+        over_clusters("consistent_accuracy"),
+        over_clusters("all_agree"),
         len(names),
-        int(valid.sum()),
-        int((~np.asarray(kept)).sum()),
+        int(entering.sum()),
+        int((~np.asarray(kept)).sum() if present is None else (~np.asarray(kept) & np.asarray(present)).sum()),
+        reading,
     )
     return total, rows
+
+
+def ratio_interval(
+    cluster_ids,
+    numerators,
+    denominators,
+    b: int = DEFAULT_B,
+    rng: np.random.Generator | None = None,
+    min_clusters: int = MIN_CLUSTERS,
+) -> Interval:
+    """The mean over clusters of each cluster's pooled ratio (sum of numerators over sum of
+    denominators of its items; ParaRel's consistency: agreeing pairs over pairs) with its two-stage
+    cluster bootstrap interval: clusters, then items, drawn as indices (``replicate_counts``); a
+    cluster drawn c times counts c times with the ratio of its c resamples pooled. Clusters without
+    a denominator do not enter."""
+    cluster_ids = np.asarray(cluster_ids)
+    numerators, denominators = np.asarray(numerators, float), np.asarray(denominators, float)
+    items, order = item_set(cluster_ids, np.arange(len(cluster_ids)))
+    m = len(items.names)
+    one_hot = np.zeros((len(items), m))
+    one_hot[np.arange(len(items)), items.clusters] = 1.0
+    num, den = numerators[order, None] * one_hot, denominators[order, None] * one_hot
+    sums_num, sums_den = num.sum(axis=0), den.sum(axis=0)
+    counted = sums_den > 0
+    value = float((sums_num[counted] / sums_den[counted]).mean()) if counted.any() else np.nan
+    if m < min_clusters or not counted.any():
+        return percentile_interval(value, np.empty(0), m, len(items), min_clusters)
+    rng = rng if rng is not None else np.random.default_rng(0)
+    sizes = one_hot.sum(axis=0)
+    out = np.empty(b)
+    done = 0
+    for size in _chunks(b, len(items)):
+        counts = replicate_counts(items, size, rng).astype(np.float64)
+        copies = (counts @ one_hot) / sizes  # how often each cluster was drawn
+        drawn_num, drawn_den = counts @ num, counts @ den
+        use = (copies > 0) & (drawn_den > 0)
+        ratio = np.divide(drawn_num, drawn_den, out=np.zeros_like(drawn_num), where=use)
+        out[done : done + size] = (copies * ratio).sum(axis=1) / np.maximum((copies * use).sum(axis=1), 1e-12)
+        done += size
+    return percentile_interval(value, out, m, len(items), min_clusters)
 
 
 # --- calibration ---------------------------------------------------------------------------------
@@ -471,10 +695,12 @@ def softmax(scores: np.ndarray, temperature: float = 1.0) -> np.ndarray:
 
 
 def reliability(confidence: np.ndarray, right: np.ndarray, bins: int = 10) -> dict:
-    """Equal-width bins of confidence over [0, 1] (the last closed): per bin its items, mean
-    confidence and accuracy (NaN when empty)."""
-    edges = np.linspace(0.0, 1.0, bins + 1)
-    which = np.clip(np.searchsorted(edges, confidence, side="right") - 1, 0, bins - 1)
+    """Equal-width bins of confidence over [0, 1] as Guo et al. (2017) define them, ((m - 1)/M,
+    m/M]: a confidence on an edge belongs to the bin it closes (0.5 to (0.4, 0.5]), and the first
+    bin also holds 0. Per bin its items, mean confidence and accuracy (NaN when empty)."""
+    confidence = np.asarray(confidence, dtype=np.float64)
+    edges = np.arange(bins + 1) / bins  # m / M as the division gives it (0.3; linspace: 0.30000000000000004)
+    which = np.clip(np.searchsorted(edges, confidence, side="left") - 1, 0, bins - 1)
     count = np.bincount(which, minlength=bins)
     conf = np.bincount(which, weights=confidence, minlength=bins)
     acc = np.bincount(which, weights=np.asarray(right, dtype=np.float64), minlength=bins)
@@ -483,12 +709,60 @@ def reliability(confidence: np.ndarray, right: np.ndarray, bins: int = 10) -> di
 
 
 def ece(confidence, right, bins: int = 10) -> float:
-    """Expected calibration error (Guo et al. 2017; X-FACTR): sum over equal-width bins of the
-    bin's share of items times |accuracy - mean confidence|."""
+    """Expected calibration error (Guo et al. 2017; X-FACTR): sum over the equal-width bins
+    ((m - 1)/M, m/M] of the bin's share of items times |accuracy - mean confidence|."""
     table = reliability(np.asarray(confidence, dtype=np.float64), right, bins)
     used = table["n"] > 0
     gap = np.abs(table["accuracy"][used] - table["confidence"][used])
     return float((table["n"][used] * gap).sum() / max(table["n"].sum(), 1))
+
+
+def calibration_intervals(
+    cluster_ids,
+    confidence,
+    right,
+    brier_terms,
+    bins: int = 10,
+    b: int = DEFAULT_B,
+    rng: np.random.Generator | None = None,
+    min_clusters: int = MIN_CLUSTERS,
+) -> dict[str, Interval]:
+    """Accuracy, mean confidence, ECE (over ``bins`` bins, ``reliability``'s) and the Brier score,
+    each over all items (pooled, as the calibration table has them), with the two-stage cluster
+    bootstrap interval (clusters, then items, drawn as indices by ``replicate_counts``; one draw for
+    the four): a replicate recomputes ECE from its drawn items' bins."""
+    confidence, right = np.asarray(confidence, float), np.asarray(right, float)
+    brier_terms = np.asarray(brier_terms, float)
+    edges = np.arange(bins + 1) / bins
+    which = np.clip(np.searchsorted(edges, confidence, side="left") - 1, 0, bins - 1)
+    gaps = np.zeros((len(confidence), bins))
+    gaps[np.arange(len(confidence)), which] = right - confidence
+    columns = np.column_stack([right, confidence, brier_terms, np.ones(len(right))])
+    n = len(right)
+    values = {
+        "accuracy": float(right.mean()) if n else np.nan,
+        "confidence": float(confidence.mean()) if n else np.nan,
+        "ece": ece(confidence, right, bins) if n else np.nan,
+        "brier": float(brier_terms.mean()) if n else np.nan,
+    }
+    items, order = item_set(np.asarray(cluster_ids), np.arange(n))
+    m = len(items.names)
+    if m < min_clusters:
+        return {name: percentile_interval(v, np.empty(0), m, n, min_clusters) for name, v in values.items()}
+    rng = rng if rng is not None else np.random.default_rng(0)
+    columns, gaps = columns[order], gaps[order]
+    draws = {name: np.empty(b) for name in values}
+    done = 0
+    for size in _chunks(b, n):
+        counts = replicate_counts(items, size, rng).astype(np.float64)
+        sums = counts @ columns
+        total = sums[:, 3]
+        draws["accuracy"][done : done + size] = sums[:, 0] / total
+        draws["confidence"][done : done + size] = sums[:, 1] / total
+        draws["brier"][done : done + size] = sums[:, 2] / total
+        draws["ece"][done : done + size] = np.abs(counts @ gaps).sum(axis=1) / total
+        done += size
+    return {name: percentile_interval(values[name], draws[name], m, n, min_clusters) for name in values}
 
 
 def brier(probabilities: np.ndarray, gold: np.ndarray) -> float:
@@ -597,6 +871,90 @@ def interval_rows(
     return pd.DataFrame(rows, columns=[*keys, *INTERVAL_COLUMNS])
 
 
+@dataclass
+class SharedDraws:
+    """What ``shared_interval_rows`` drew, for the paired comparisons of the same rows: per row key
+    its item set (an id), statistic, ``[b]`` replicates (absent with too few clusters) and values
+    in the set's order, and per item set its ``ItemSet``."""
+
+    item_set: dict = field(default_factory=dict)
+    value: dict = field(default_factory=dict)
+    draws: dict = field(default_factory=dict)
+    values: dict = field(default_factory=dict)
+    sets: dict = field(default_factory=dict)
+
+
+def shared_interval_rows(
+    frame,
+    keys: list[str],
+    cluster: str,
+    item: str,
+    value: str,
+    settings: Settings,
+    objects: str | None = None,
+    pooled: bool = False,
+):
+    """``interval_rows``' table (the mean over ``cluster`` of per-cluster means of ``value``; with
+    ``objects``, the macro mean; ``pooled``, the mean over items), with the rows measured on the
+    same items resampled together:
+    one draw of item counts per replicate for all of them (``shared_replicates``), from a stream
+    seeded by the seed and the items' names, so a row's interval does not depend on which other
+    rows a table holds. Returns the table and the ``SharedDraws`` that ``comparison_table`` takes
+    for the paired comparisons of these rows (their replicates' differences)."""
+    import pandas as pd
+
+    # codes whose order is the names' (factorize sorts), so sorting by codes is sorting by names
+    cluster_codes, names = pd.factorize(frame[cluster], sort=True)
+    item_codes, item_names = pd.factorize(frame[item], sort=True)
+    object_codes = None if objects is None else pd.factorize(frame[objects], sort=True)[0]
+    names, item_names = np.asarray(names, dtype=object), np.asarray(item_names, dtype=object)
+    values_all = frame[value].to_numpy(np.float64)
+    by_items, found = {}, SharedDraws()
+    # the rows of one item set: the same (cluster, item, object) codes once sorted by them
+    for key, positions in frame.groupby(keys, sort=False).indices.items():
+        key = key if isinstance(key, tuple) else (key,)
+        sort_keys = (item_codes[positions], cluster_codes[positions])
+        if object_codes is not None:
+            sort_keys = (sort_keys[0], object_codes[positions], sort_keys[1])
+        ordered = positions[np.lexsort(sort_keys)]
+        codes = [cluster_codes, item_codes] + ([] if object_codes is None else [object_codes])
+        signature = b"".join(np.ascontiguousarray(c[ordered]).tobytes() for c in codes)
+        entry = by_items.setdefault(signature, ([], []))
+        entry[0].append(key)
+        entry[1].append(ordered)
+    intervals = {}
+    for number, (row_keys, row_positions) in enumerate(by_items.values()):
+        first = row_positions[0]
+        items, order = items_from_codes(
+            cluster_codes[first],
+            item_codes[first],
+            None if object_codes is None else object_codes[first],
+            names,
+            (names[cluster_codes[first]], item_names[item_codes[first]]),
+        )
+        columns = [values_all[rows[order]] for rows in row_positions]  # every row in the set's order
+        matrix = np.stack(columns, axis=1)
+        m = len(items.names)
+        if m >= settings.min_clusters:
+            rng = stream(settings.seed, "items", *items.key, "pooled" if pooled else "")
+            values, draws = shared_replicates(items, matrix, settings.bootstrap, rng, objects is not None, pooled)
+        else:
+            values = (
+                matrix.mean(axis=0) if pooled else (matrix * item_weights(items, objects is not None)[:, None]).sum(0)
+            )
+            draws = None
+        found.sets[number] = items
+        for column, key in enumerate(row_keys):
+            row_draws = draws[:, column] if draws is not None else np.empty(0)
+            intervals[key] = percentile_interval(values[column], row_draws, m, len(items), settings.min_clusters)
+            found.item_set[key], found.value[key] = number, float(values[column])
+            found.values[key] = matrix[:, column]
+            if draws is not None:
+                found.draws[key] = row_draws
+    rows = [{**dict(zip(keys, key)), **_interval_dict(intervals[key])} for key in intervals]
+    return pd.DataFrame(rows, columns=[*keys, *INTERVAL_COLUMNS]), found
+
+
 def _interval_dict(found: Interval) -> dict:
     return {
         "value": found.value,
@@ -609,18 +967,38 @@ def _interval_dict(found: Interval) -> dict:
 
 
 def compare(
-    a, b, key: tuple, cluster: str, item: str, value: str, settings: Settings, pooled: bool = False
+    a,
+    b,
+    key: tuple,
+    cluster: str,
+    item: str,
+    value: str,
+    settings: Settings,
+    pooled: bool = False,
+    shared: tuple | None = None,
 ) -> tuple[dict, dict]:
     """A paired comparison of two frames of per-item ``value`` (0/1) on the items both have (joined on
     ``cluster`` and ``item``): the difference A - B with its paired interval, and the per-cluster
-    McNemar tests with Holm's verdicts counted. Returns (summary, per-cluster columns)."""
-    joined = a[[cluster, item, value]].merge(b[[cluster, item, value]], on=[cluster, item], suffixes=("_a", "_b"))
-    right_a, right_b = joined[f"{value}_a"].to_numpy(bool), joined[f"{value}_b"].to_numpy(bool)
-    rng = stream(settings.seed, "paired", *key)
-    found = paired_interval(
-        joined[cluster], right_a, right_b, settings.bootstrap, rng, settings.min_clusters, pooled=pooled
-    )
-    tests = mcnemar_per_cluster(joined[cluster].to_numpy(), right_a, right_b, settings.alpha)
+    McNemar tests with Holm's verdicts counted. Returns (summary, per-cluster columns).
+    ``shared``: (value A, replicates A, value B, replicates B, values A, values B, their
+    ``ItemSet``) where both rows were resampled together on the same items
+    (``shared_interval_rows``): the difference's replicates are theirs, and no join is needed."""
+    if shared is not None:
+        value_a, draws_a, value_b, draws_b, right_a, right_b, items = shared
+        right_a, right_b = right_a.astype(bool), right_b.astype(bool)
+        found = percentile_interval(
+            value_a - value_b, draws_a - draws_b, len(items.names), len(items), settings.min_clusters
+        )
+        tests = mcnemar_per_cluster(items.clusters, right_a, right_b, settings.alpha)
+        tests["cluster"] = items.names[tests["cluster"]]
+    else:
+        joined = a[[cluster, item, value]].merge(b[[cluster, item, value]], on=[cluster, item], suffixes=("_a", "_b"))
+        right_a, right_b = joined[f"{value}_a"].to_numpy(bool), joined[f"{value}_b"].to_numpy(bool)
+        rng = stream(settings.seed, "paired", *key)
+        found = paired_interval(
+            joined[cluster], right_a, right_b, settings.bootstrap, rng, settings.min_clusters, pooled=pooled
+        )
+        tests = mcnemar_per_cluster(joined[cluster].to_numpy(), right_a, right_b, settings.alpha)
     verdicts = list(tests["verdict"])
     summary = {
         **_interval_dict(found),
@@ -641,12 +1019,15 @@ def comparison_table(
     settings: Settings,
     name_of=None,
     pooled: bool = False,
+    shared: SharedDraws | None = None,
 ):
     """Every pair ``(A, B)`` of keys of ``groups`` (key -> frame of per-item ``value``): the
     difference in points (100 x A - B) with its paired interval, and the clusters where either is
     better (McNemar, Holm) or neither. ``dataset_of(key)`` names the part both are on (shown as
     ``dataset``; pass ``lambda key: ""`` if there is one), ``name_of(key)`` a row's name (its
-    parts joined by blanks). Returns (summary, per-cluster tests)."""
+    parts joined by blanks). ``shared``: the rows' replicates (``shared_interval_rows``, keyed as
+    ``groups``); a pair on the same items takes the difference of theirs, any other pair is
+    resampled on the items both have. Returns (summary, per-cluster tests)."""
     import pandas as pd
 
     summary, tests = [], []
@@ -655,7 +1036,15 @@ def comparison_table(
             continue
         name_of = name_of or (lambda key: " ".join(map(str, key)))
         name_a, name_b = name_of(a), name_of(b)
-        found, per_cluster = compare(groups[a], groups[b], (name_a, name_b), cluster, item, value, settings, pooled)
+        together = None
+        if shared is not None and a in shared.draws and b in shared.draws and shared.item_set[a] == shared.item_set[b]:
+            together = (
+                *(shared.value[a], shared.draws[a], shared.value[b], shared.draws[b]),
+                *(shared.values[a], shared.values[b], shared.sets[shared.item_set[a]]),
+            )
+        found, per_cluster = compare(
+            groups[a], groups[b], (name_a, name_b), cluster, item, value, settings, pooled, together
+        )
         dataset = dataset_of(a)
         summary.append(
             {

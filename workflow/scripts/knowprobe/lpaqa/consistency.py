@@ -1,11 +1,13 @@
 """Paraphrase consistency of a prompt set (ParaRel, Elazar et al., TACL 2021) from the probe's
 answers: a relation's prompts are a family of paraphrases (manual ones, mined ones, back-translated
-ones); per subject (fact), the share of ordered pairs of its prompts whose answers (the best
-candidate) agree, right or wrong, averaged over the relation's subjects and then over relations;
+ones); the share of ordered pairs of a subject's (fact's) prompts whose answers (the best
+candidate) agree, right or wrong, per relation, then averaged over relations;
 beside it the share of subjects all of whose prompts are right (consistent accuracy) and all of
 whose prompts agree. With ``article_rule``, ParaRel's rule: a prompt whose "a"/"an" before [Y]
-disagrees with the gold object is skipped for that fact. Subjects left with fewer than two prompts,
-and relations with one prompt, do not enter. The measures are knowprobe.uncertainty's."""
+disagrees with the gold object is skipped for that fact. Two readings
+(``uncertainty.subject_rows``): ``pararel``, as ParaRel's code computes them (the default), and
+``per_subject``, each subject's share averaged. Relations with one prompt do not enter. The
+measures are knowprobe.uncertainty's."""
 
 from __future__ import annotations
 
@@ -29,11 +31,12 @@ def relation_arrays(table: pd.DataFrame, relation: str, article_rule: bool = Tru
     return answers, right, kept
 
 
-def prompt_set_consistency(table: pd.DataFrame, article_rule: bool = True):
-    """ParaRel's measures of one probe table (one model, prompt set, dataset): the totals
-    (``uncertainty.Consistency``) and one row per relation with two prompts or more."""
+def relation_subjects(table: pd.DataFrame, article_rule: bool = True):
+    """Every relation with two prompts or more as ``[subject, prompt]`` arrays stacked over
+    relations (prompts padded: not present, not kept): cluster ids, answers, correctness, kept,
+    present, and the (subject, prompt) entries the article rule skipped."""
     skipped = 0
-    cluster_ids, answers_all, right_all, kept_all = [], [], [], []
+    cluster_ids, answers_all, right_all, kept_all, present_all = [], [], [], [], []
     width = table.groupby("relation")["prompt_id"].nunique().max() if len(table) else 0
     for relation in sorted(set(table["relation"])):
         answers, right, kept = relation_arrays(table, relation, article_rule)
@@ -43,12 +46,53 @@ def prompt_set_consistency(table: pd.DataFrame, article_rule: bool = True):
         answers_all.append(np.pad(answers.astype(object), ((0, 0), (0, pad)), constant_values=None))
         right_all.append(np.pad(right, ((0, 0), (0, pad))))
         kept_all.append(np.pad(kept, ((0, 0), (0, pad))))
+        present_all.append(np.pad(np.ones(answers.shape, bool), ((0, 0), (0, pad))))
         cluster_ids += [relation] * len(answers)
         skipped += int((~kept).sum())
     if not cluster_ids:
-        return uncertainty.Consistency(np.nan, np.nan, np.nan, 0, 0, 0), pd.DataFrame()
-    total, per = uncertainty.consistency(
-        np.array(cluster_ids), np.concatenate(answers_all), np.concatenate(right_all), np.concatenate(kept_all)
-    )
+        return None
+    arrays = (answers_all, right_all, kept_all, present_all)
+    return (np.array(cluster_ids), *map(np.concatenate, arrays), skipped)
+
+
+def prompt_set_consistency(table: pd.DataFrame, article_rule: bool = True, reading: str = "pararel"):
+    """ParaRel's measures of one probe table (one model, prompt set, dataset) under ``reading``
+    (``uncertainty.subject_rows``: ParaRel's code by default): the totals
+    (``uncertainty.Consistency``) and one row per relation with two prompts or more."""
+    found = relation_subjects(table, article_rule)
+    if found is None:
+        return uncertainty.Consistency(np.nan, np.nan, np.nan, 0, 0, 0, reading), pd.DataFrame()
+    cluster_ids, answers, right, kept, present, skipped = found
+    total, per = uncertainty.consistency(cluster_ids, answers, right, kept, present, reading)
     total = uncertainty.Consistency(**{**total.__dict__, "skipped": skipped})
     return total, pd.DataFrame(per).rename(columns={"cluster": "relation"})
+
+
+def consistency_intervals(
+    table: pd.DataFrame, settings: uncertainty.Settings, article_rule: bool = True, reading: str = "pararel"
+) -> dict[str, uncertainty.Interval]:
+    """The 95% intervals of the three measures (relations, then subjects; the two-stage cluster
+    bootstrap, each measure from a stream of its own): consistency under ``pararel`` is each
+    relation's pooled ratio (``uncertainty.ratio_interval``), every other measure a mean over
+    relations of the mean over the subjects that enter it (``uncertainty.cluster_interval``)."""
+    found = relation_subjects(table, article_rule)
+    if found is None:
+        return {}
+    cluster_ids, answers, right, kept, present, _ = found
+    rows = uncertainty.subject_rows(answers, right, kept, present, reading)
+    out = {}
+    key = (reading, str(article_rule), str(len(table)))
+    if reading == "pararel":
+        rng = uncertainty.stream(settings.seed, "consistency", *key)
+        out["consistency"] = uncertainty.ratio_interval(
+            cluster_ids, rows["agreeing"], rows["pairs"], settings.bootstrap, rng, settings.min_clusters
+        )
+    for measure in ("share", "all_right", "all_agree") if reading == "per_subject" else ("all_right", "all_agree"):
+        values = rows[measure]
+        enter = ~np.isnan(values)
+        rng = uncertainty.stream(settings.seed, measure, *key)
+        name = {"share": "consistency", "all_right": "consistent_accuracy", "all_agree": "all_agree"}[measure]
+        out[name] = uncertainty.cluster_interval(
+            cluster_ids[enter], values[enter], settings.bootstrap, rng, settings.min_clusters
+        )
+    return out

@@ -29,10 +29,17 @@ def headline_facts(method_facts: pd.DataFrame, majority: pd.DataFrame, prompt_se
     return pd.concat([frame[columns] for frame in frames], ignore_index=True)
 
 
-def interval_table(facts: pd.DataFrame, settings: uncertainty.Settings) -> pd.DataFrame:
-    """Per headline row: micro and macro P@1 (%) with their 95% intervals, relations and facts."""
-    micro = uncertainty.interval_rows(facts, KEYS, "relation", "correct", settings)
-    macro = uncertainty.interval_rows(facts, KEYS, "relation", "correct", settings, objects="obj_label")
+def interval_table(facts: pd.DataFrame, settings: uncertainty.Settings, draws: list | None = None) -> pd.DataFrame:
+    """Per headline row: micro and macro P@1 (%) with their 95% intervals, relations and facts.
+    The rows on the same facts (every method, prompt set and model of a test set whose filtered
+    facts agree) are resampled together (``uncertainty.shared_interval_rows``); pass a list as
+    ``draws`` to receive the micro replicates, which ``comparisons`` reuses."""
+    micro, shared = uncertainty.shared_interval_rows(facts, KEYS, "relation", "fact_id", "correct", settings)
+    if draws is not None:
+        draws.append(shared)
+    macro, _ = uncertainty.shared_interval_rows(
+        facts, KEYS, "relation", "fact_id", "correct", settings, objects="obj_label"
+    )
     table = micro.merge(macro, on=KEYS, suffixes=("", "_macro"))
     out = table[KEYS].assign(
         micro=100 * table["value"],
@@ -95,11 +102,15 @@ def default_comparisons(facts: pd.DataFrame, config: dict, models: list[str]) ->
 
 
 def comparisons(
-    facts: pd.DataFrame, pairs: list[tuple[tuple, tuple]], settings: uncertainty.Settings
+    facts: pd.DataFrame,
+    pairs: list[tuple[tuple, tuple]],
+    settings: uncertainty.Settings,
+    shared: uncertainty.SharedDraws | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per pair and dataset: the difference of micro P@1 (A - B, points) with its paired
     interval, and the relations where A or B is better (McNemar, Holm) or neither; and the
-    per-relation tests."""
+    per-relation tests. ``shared``: the micro replicates ``interval_table`` drew (a pair on the
+    same facts takes their difference; without them, or on other facts, the pair is resampled)."""
     groups = dict(tuple(facts.groupby(["model", "prompts", "method", "dataset"], sort=False)))
     datasets = sorted(facts["dataset"].unique(), key=dataset_order)
     keyed = [((*a, dataset), (*b, dataset)) for a, b in pairs for dataset in datasets]
@@ -112,6 +123,7 @@ def comparisons(
         "correct",
         settings,
         name_of=lambda key: " ".join(key[:-1]),
+        shared=shared,
     )
     summary = summary.rename(columns={"clusters": "relations", "items": "facts"})
     return summary, tests.rename(columns={"cluster": "relation"})

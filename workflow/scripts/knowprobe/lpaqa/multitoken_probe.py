@@ -51,14 +51,17 @@ METHODS = {
     "causal": ("statement", "generate"),
 }
 # what each method's answer is chosen from and by, as the rows and tables state it
+_LENGTH = "length by the {length_by} of the log-probs ({length_reading})"
 DEFINITIONS = {
     "statement": "closed: the relation's distinct objects (C_r), ranked by the statement score (ties: first)",
     "mlama": "closed: C_r, ranked by the mean log-prob of the candidate's k tokens at k masks (ties: first)",
-    "independent": "open: 1..M masks, each filled by its argmax in one pass; length by the {length_by} log-prob",
-    "order": "open: 1..M masks, the left-most unfilled filled first; length by the {length_by} log-prob",
-    "confidence": "open: 1..M masks, the most confident unfilled filled first; length by the {length_by} log-prob",
+    "independent": "open: 1..M masks, each filled by its argmax in one pass; " + _LENGTH,
+    "order": "open: 1..M masks, the left-most unfilled filled first; " + _LENGTH,
+    "confidence": "open: 1..M masks, the most confident unfilled filled first; " + _LENGTH,
     "generate": "open: greedy, at most {max_new_tokens} tokens, cut at a newline or the template's next text",
 }
+# which of X-FACTR's readings open decoding's length choice is (docs/scoring.md)
+LENGTH_READINGS = {"sum": "X-FACTR ana.py, the paper's", "mean": "X-FACTR ana.py --norm"}
 _SLOTS = re.compile(re.escape(SUBJECT) + "|" + re.escape(OBJECT))
 
 
@@ -72,7 +75,10 @@ class AskSettings:
     pll: str = "within_word_l2r"  # the masked statement score's pseudo-log-likelihood
 
     def definition(self, method: str) -> str:
-        return DEFINITIONS[method].format(length_by=self.length_by, max_new_tokens=self.max_new_tokens)
+        reading = LENGTH_READINGS[self.length_by]
+        return DEFINITIONS[method].format(
+            length_by=self.length_by, length_reading=reading, max_new_tokens=self.max_new_tokens
+        )
 
 
 def check_methods(methods, kind: str) -> list[str]:

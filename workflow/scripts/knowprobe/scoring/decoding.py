@@ -194,7 +194,7 @@ def masked_decode(
     prompts: Sequence[str],
     max_masks: int = 5,
     method: str = "independent",
-    length_by: str = "mean",
+    length_by: str = "sum",
 ) -> OpenDecoding:
     """Open decoding of each prompt's ``[Y]`` (the subject already filled) by a masked LM, X-FACTR's
     way (Jiang et al., EMNLP 2020), beam 1: for m = 1..``max_masks`` the ``[Y]`` becomes m mask
@@ -210,11 +210,16 @@ def masked_decode(
 
     Each token's log-prob is kept from the forward that filled it (X-FACTR updates a position's
     log-prob only when it changes; it does not rescore at the end, ``reprob`` off). The length is
-    the m whose candidate has the highest mean log-prob over its m masks (``length_by="sum"``: the
-    sum, X-FACTR's ``--no_len_norm``); ties go to the shorter (X-FACTR's ``max(0)`` over lengths
-    returns the first). Not followed: X-FACTR adds a random tie-breaker in [0, 1e-5) to the kept
-    log-probs at every step to order its beams; with one beam it only shifts them, so it is left
-    out. Rows (prompt, m) are batched together (``run_batches``), one forward per batch and step.
+    the m whose candidate has the highest sum of log-probs over its m masks (``length_by="sum"``,
+    the default): the paper's accuracies are computed by X-FACTR's ``scripts/ana.py``, whose
+    ``EvalContext`` picks among the lengths by ``np.sum`` of each prediction's log-probs unless
+    ``--norm`` is given (``scripts/probe.py`` at c1938ec, ``LamaPredictions.eval``).
+    ``length_by="mean"`` is the other reading: the mean over the m masks, ``ana.py --norm`` and
+    the online probe's own choice (``probe.py`` without ``--no_len_norm``). Ties go to the shorter
+    (X-FACTR's ``max(0)`` over lengths returns the first). Not followed: X-FACTR adds a random
+    tie-breaker in [0, 1e-5) to the kept log-probs at every step to order its beams; with one beam
+    it only shifts them, so it is left out. Rows (prompt, m) are batched together
+    (``run_batches``), one forward per batch and step.
     """
     return masked_decode_jointly(scorer, prompts, (method,), max_masks, length_by)[method]
 
@@ -224,7 +229,7 @@ def masked_decode_jointly(
     prompts: Sequence[str],
     methods: Sequence[str] = METHODS,
     max_masks: int = 5,
-    length_by: str = "mean",
+    length_by: str = "sum",
 ) -> dict[str, OpenDecoding]:
     """Each prompt decoded by each of ``methods`` (``masked_decode``'s definitions) in one run: the
     rows (prompt, m, method) of one (prompt, m) sit side by side in a batch (unless a batch's
