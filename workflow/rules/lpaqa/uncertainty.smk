@@ -22,7 +22,8 @@ rule lpaqa_intervals:
     params:
         uncertainty=uncertainty_settings(),
         comparisons=settings(LPAQA["comparisons"]),
-        models=LPAQA_MODELS,
+        models=LPAQA_RUNS,
+        scores={run: score for run, (_, score) in LPAQA_RUN_OF.items()},
         prompt_sets=LPAQA_PROMPT_SETS,
         datasets=LPAQA_DATASETS,
     script:
