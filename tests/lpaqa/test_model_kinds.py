@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import copy_project, executed_rules, snakemake
+from conftest import ROOT, copy_project, executed_rules, snakemake
 
 pytestmark = pytest.mark.workflow
 LEFT_OUT = "knowprobe: LPAQA leaves out, as no LPAQA run has a masked model under the mask score"
@@ -63,6 +63,7 @@ def test_causal_models_alone_plan_every_number_but_the_mask_parts(tmp_path):
     for part in ("LAMA-UHN, Table 9", "the prompt set refined, Table 14", "backward features, Table 15"):
         assert part in line
     assert "the paper's Tables 1-15 and Figures 2-5" in line and "calibration (mask score only)" in line
+    assert line in (ROOT / "docs/lpaqa.md").read_text(encoding="utf-8"), "docs/lpaqa.md quotes the line"
     jobs = planned(result)
     runs = {"tiny-demo-gpt@next_token", "tiny-demo-gpt@statement"}
     assert jobs["lpaqa_selection"] == runs and jobs["lpaqa_probe"] == runs
@@ -128,3 +129,6 @@ def test_a_causal_model_alone_gives_its_lpaqa_numbers(tmp_path):
     assert set(pd.read_csv(tables / "scores.csv")["run"]) == {run}
     assert pd.read_csv(tables / "baseline.csv")["model"].tolist() == [run, run]
     assert not (tables / "table1.md").exists() and not (project / "results/lpaqa/calibration").exists()
+    # the report's landing page says what was left out, as the run's first line did
+    snakemake(project, "--report", "report.html", "--configfile", "causal.yaml")
+    assert left_out_lines(result)[0].removeprefix("knowprobe: ") in (project / "report.html").read_text()

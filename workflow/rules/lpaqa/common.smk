@@ -188,7 +188,7 @@ def left_out_stop(part):
     """For an input function of a left-out part that a target asks for all the same: one line."""
 
     def stop(wildcards):
-        raise WorkflowError(f"LPAQA: {part} is left out: {NO_MASK_RUN}")
+        raise WorkflowError(f"LPAQA leaves out {part}, as {NO_MASK_RUN}")
 
     return stop
 
