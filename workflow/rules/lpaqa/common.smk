@@ -52,6 +52,15 @@ def lpaqa_vocab_models():
     return list(dict.fromkeys(lpaqa_model(run) for run in LPAQA_LEAD_RUNS))
 
 
+def lpaqa_lead_candidates():
+    """The candidate tables T-REx-train's objects must be in: one per lead model (its first lead
+    run's; a model's runs share its candidates, so a score added to it changes nothing upstream)."""
+    first = {}
+    for run in LPAQA_LEAD_RUNS:
+        first.setdefault(lpaqa_model(run), run)
+    return expand(rules.lpaqa_candidate_ids.output[0], model=list(first.values()))
+
+
 def lpaqa_model_input(wildcards):
     return model_dir(lpaqa_model(wildcards.model))
 
@@ -454,7 +463,7 @@ def trex_train_input(wildcards):
     inputs = {
         "test": expand(rules.lpaqa_import_facts.output[0], dataset="trex")[0],
         # the objects are single-token candidates of every lead run (the mask runs, else every run)
-        "candidates": expand(rules.lpaqa_candidate_ids.output[0], model=LPAQA_LEAD_RUNS),
+        "candidates": lpaqa_lead_candidates(),
         "code": code("lpaqa_trex_train"),
     }
     if LPAQA["trex_train"]["source"] == "wikidata":
@@ -830,7 +839,9 @@ def lpaqa_table_outputs(names):
 
 def consistency_sets():
     chosen = LPAQA["consistency"]["prompt_sets"]
-    return [name for name in LPAQA_PROMPT_SETS if name != "manual"] if chosen is None else chosen
+    if chosen is None:
+        return [name for name in LPAQA_PROMPT_SETS if name != "manual"]
+    return [name for name in chosen if name in LPAQA_PROMPT_SETS or name != "refined"]  # refined may be left out
 
 
 def calibration_input(wildcards):
