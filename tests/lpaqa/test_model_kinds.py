@@ -95,6 +95,17 @@ def test_masked_models_alone_leave_nothing_out(tmp_path):
     jobs = planned(result)
     assert MASK_ONLY_RULES <= set(jobs)
     assert jobs["lpaqa_selection"] == {"tiny-demo-bert", "tiny-demo-bert-small"}
+    # under the statement score only there is no mask run; LAMA-UHN's filter runs a masked model
+    # itself, so it stays, with the first one
+    statement = lpaqa_config(
+        project, "statement.yaml", "masked", lambda c: c["lpaqa"]["probe"].update(scores={"masked": ["statement"]})
+    )
+    result = snakemake(project, "lpaqa", "-n", "--configfile", statement)
+    [line] = left_out_lines(result)
+    assert "LAMA-UHN" not in line and "the prompt set refined, Table 14" in line
+    jobs = planned(result)
+    assert jobs["lpaqa_selection"] == {"tiny-demo-bert@statement", "tiny-demo-bert-small@statement"}
+    assert "lpaqa_lama_uhn" in jobs and not {"lpaqa_refine", "lpaqa_paper_tables", "lpaqa_backward"} & set(jobs)
 
 
 def test_a_causal_model_alone_gives_its_lpaqa_numbers(tmp_path):

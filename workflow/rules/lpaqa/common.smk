@@ -184,11 +184,12 @@ def refine_model():
 
 def uhn_model():
     """The masked model whose top predictions LAMA-UHN's person-name filter reads: lpaqa.uhn.model
-    (any masked model of models), else the first mask run's; None where there is none (LAMA-UHN is
-    left out)."""
+    (any masked model of models), else the first masked model LPAQA probes (under any score: the
+    filter runs the model itself); None where there is none (LAMA-UHN is left out)."""
     name = LPAQA["uhn"]["model"]
     if name is None:
-        return LPAQA_MODELS[0] if LPAQA_MODELS else None
+        masked = [model for model in LPAQA_PROBED if config["models"][model]["kind"] == "masked"]
+        return masked[0] if masked else None
     models_of_kind(["masked"], "lpaqa.uhn.model", [name], study="LAMA-UHN's person-name filter (LPAQA)")
     return name
 
