@@ -16,10 +16,11 @@ LPAQA_RUN_OF = {
     for score in LPAQA["probe"]["scores"][config["models"][name]["kind"]]
 }
 LPAQA_RUNS = list(LPAQA_RUN_OF)
-# the mask-score runs (the paper's probe of masked LMs): what LAMA-UHN's filter, refinement, the
-# backward features, the cross-model tables and the paper's tables and figures read. A config
-# without one (causal models only, or masked ones under the statement score only) leaves those
-# parts out (lpaqa_left_out) and gives every other number of every run.
+# the mask-score runs (the paper's probe of masked LMs): what refinement, the backward features,
+# the cross-model tables, the paper's tables and figures and calibration read (LAMA-UHN's filter
+# needs only a masked model: uhn_model). A config without one (causal models only, or masked ones
+# under the statement score only) leaves those parts out (lpaqa_left_out) and gives every other
+# number of every run.
 LPAQA_MODELS = [run for run, (_, score) in LPAQA_RUN_OF.items() if score == "mask"]
 # the runs that stand for the study where a part reads "the models'" predictions without needing
 # a mask: the candidate vocabulary's intersection, T-REx-train's candidate filter and Mine+Para's
