@@ -571,8 +571,15 @@ def test_a_study_runs_alone_from_its_target(tmp_path):
     assert int(everything["table_html"]) == len(set().union(*pages.values()))
 
 
-# each study alone, with models of only one kind it probes (LPAQA masked; S-TEST and COMPS either)
-ALONE = [("lpaqa", "masked"), ("stest", "masked"), ("stest", "causal"), ("comps", "masked"), ("comps", "causal")]
+# each study alone, with models of only one kind (each probes either; issue 52: LPAQA causal too)
+ALONE = [
+    ("lpaqa", "masked"),
+    ("lpaqa", "causal"),
+    ("stest", "masked"),
+    ("stest", "causal"),
+    ("comps", "masked"),
+    ("comps", "causal"),
+]
 
 
 def alone_config(project: Path, study: str, kind: str) -> str:
@@ -639,13 +646,22 @@ def test_comps_alone_with_a_causal_model_runs(tmp_path):
             "config lpaqa.paraphrase.seed_model: 'bert-base-cased' is not a model LPAQA probes",
         ),
         (lambda c: c["lpaqa"]["paraphrase"].update(beams=0), "config lpaqa.paraphrase.beams"),
+        # issue 52: a model of a kind a part cannot take is one line naming the part and the kinds
         (
-            lambda c: [model.update(kind="causal") for model in c["models"].values()],
-            "config lpaqa: LPAQA needs a masked model probed with the mask score",
+            lambda c: c["lpaqa"].update(uhn={"model": "tiny-demo-gpt"}),
+            "config lpaqa.uhn.model: 'tiny-demo-gpt' is a causal model; LAMA-UHN's person-name filter (LPAQA) "
+            "takes masked models",
         ),
         (
-            lambda c: c["lpaqa"].update(probe={"scores": {"masked": ["statement"]}}),
-            "config lpaqa: LPAQA needs a masked model probed with the mask score",
+            lambda c: c["lpaqa"]["refine"].update(model="tiny-demo-gpt"),
+            "config lpaqa.refine.model: 'tiny-demo-gpt' is a causal model; LPAQA's refinement (mask-predict) takes "
+            "masked models",
+        ),
+        (
+            lambda c: c["lpaqa"].update(
+                probe={"scores": {"masked": ["statement"]}, "top_k": 20}, refine={"model": "tiny-demo-bert"}
+            ),
+            "config lpaqa.refine.model: 'tiny-demo-bert' is not a model LPAQA probes under the mask score (none;",
         ),
         (
             lambda c: c["lpaqa"].update(probe={"scores": {"causal": ["mask"]}}),

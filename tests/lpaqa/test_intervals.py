@@ -92,6 +92,29 @@ def test_default_comparisons_and_their_table():
     assert line.startswith("big: manual prompts ") and "best Top-1" in line and "6 relations" in line
 
 
+def test_default_model_pairs_compare_runs_of_one_score():
+    """Issue 52: every run has headline rows; by default each run's baseline is compared with the
+    next run's of the same score only (another score ranks another candidate set)."""
+    frame = method_facts()
+    frame = pd.concat(
+        [
+            frame.assign(model=frame["model"].map({"big": run, "small": other}))
+            for run, other in [("big", "small"), ("big@statement", "small@statement")]
+        ],
+        ignore_index=True,
+    )
+    facts = intervals.headline_facts(frame, majority_of(frame), ["manual", "mine"])
+    config = {"baseline": {"prompt_set": "manual", "method": "Top1"}, "methods": ["Top1"], "model_pairs": None}
+    scores = {"big": "mask", "big@statement": "statement", "small": "mask", "small@statement": "statement"}
+    order = ["big", "big@statement", "small", "small@statement"]
+    across = [(a[0], b[0]) for a, b in intervals.default_comparisons(facts, config, order, scores) if a[0] != b[0]]
+    assert across == [("big", "small"), ("big@statement", "small@statement")]
+    # without scores, each run against the next, as before
+    across = [(a[0], b[0]) for a, b in intervals.default_comparisons(facts, config, order) if a[0] != b[0]]
+    assert across == list(zip(order, order[1:]))
+    assert set(facts["model"]) == set(order)
+
+
 def probe_table():
     """3 prompts x 4 subjects of one relation, the hand-worked example of test_uncertainty."""
     templates = ["[X] was born in [Y] .", "[X] is a native of [Y] .", "[X] is an [Y] ."]

@@ -312,18 +312,18 @@ def check_hub_gguf(name, entry, local_only):
         raise WorkflowError(problem)
 
 
-def models_of_kind(kinds, key, chosen=None):
-    """The models a study probes: those listed under ``key`` in its section, else every model
-    of one of ``kinds``; a listed model of another kind is a config error."""
+def models_of_kind(kinds, key, chosen=None, *, study):
+    """The models ``study`` (its name as a line names it: "LPAQA", "LAMA-UHN's person-name filter
+    (LPAQA)") probes: those listed under ``key`` in its section, else every model of one of
+    ``kinds``; a listed model of another kind is one line naming the study and the kinds it takes."""
     if chosen is None:
         return [name for name in MODELS if config["models"][name]["kind"] in kinds]
     for name in chosen:
         if name not in config["models"]:
             raise WorkflowError(f"config {key}: {quote(name)} is not a key of models ({', '.join(MODELS)})")
-        if config["models"][name]["kind"] not in kinds:
-            raise WorkflowError(
-                f"config {key}: {name!r} is a {config['models'][name]['kind']} model; this study needs {' or '.join(kinds)}"
-            )
+        kind = config["models"][name]["kind"]
+        if kind not in kinds:
+            raise WorkflowError(f"config {key}: {name!r} is a {kind} model; {study} takes {' or '.join(kinds)} models")
     return list(chosen)
 
 

@@ -41,6 +41,8 @@ if any(arg.split("=")[0] == "--report" for arg in sys.argv[1:]):
 
     config["_report"] = {
         "headlines": report_headlines(),
+        # what this config leaves out of LPAQA and why (lpaqa/common.smk; None: nothing)
+        "lpaqa_left_out": lpaqa_left_out_line() if "lpaqa" in config["studies"] else None,
         # every download and hub model the lock file records, and what it was verified against
         "downloads": lock_report(config["downloads"]["lock"]),
         "table_captions": {

@@ -13,8 +13,8 @@ with rule_logging(snakemake.log[0]) as log:
         tokenizers = {}
         if mode == "intersection":
             tokenizers = {
-                name: load_tokenizer(path, "masked")
-                for name, path in zip(snakemake.params.models, snakemake.input.models)
+                name: load_tokenizer(path, kind)
+                for name, path, kind in zip(snakemake.params.models, snakemake.input.models, snakemake.params.kinds)
             }
         words = vocab.candidate_words(common, mode, tokenizers)
     log.info("%d candidate words (mode %s)", len(words), mode)

@@ -41,7 +41,9 @@ with rule_logging(snakemake.log[0]) as log:
     write_table(
         snakemake.output, "intervals", table, intervals.layout(table), "Micro and macro P@1 (%) of each method." + how
     )
-    pairs = intervals.default_comparisons(facts, snakemake.params.comparisons, snakemake.params.models)
+    pairs = intervals.default_comparisons(
+        facts, snakemake.params.comparisons, snakemake.params.models, snakemake.params.scores
+    )
     summary, tests = intervals.comparisons(facts, pairs, settings, drawn[0])
     write_table(
         snakemake.output,

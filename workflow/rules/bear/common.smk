@@ -2,7 +2,7 @@
 # outputs the study gives.
 
 BEAR = config["bear"]
-BEAR_MODELS = models_of_kind(["masked", "causal"], "bear.models", BEAR["models"])
+BEAR_MODELS = models_of_kind(["masked", "causal"], "bear.models", BEAR["models"], study="BEAR")
 if BEAR["path"] is not None:
     check_local("bear.path", BEAR["path"], "directory")
 if BEAR["relation_info"]["path"] is not None:

@@ -2,7 +2,7 @@
 # outputs the study gives.
 
 COMPS = config["comps"]
-COMPS_MODELS = models_of_kind(["masked", "causal"], "comps.models", COMPS["models"])
+COMPS_MODELS = models_of_kind(["masked", "causal"], "comps.models", COMPS["models"], study="COMPS")
 COMPS_SUBSETS = ["base", "wugs", "wugs_dist_before", "wugs_dist_in_between"]
 if "comps" in config["studies"] and COMPS["source"] == "released" and COMPS["released"] is None:
     raise WorkflowError(

@@ -9,23 +9,27 @@ LPAQA = config["lpaqa"]
 # the models LPAQA probes (masked and causal), and its runs: each model under each score of its
 # kind (lpaqa.probe.scores). A run is named after its model for a masked model's mask score (the
 # paper's probe) and MODEL@SCORE for any other; the run name is the {model} of LPAQA's paths.
-LPAQA_PROBED = models_of_kind(["masked", "causal"], "lpaqa.models", LPAQA["models"])
+LPAQA_PROBED = models_of_kind(["masked", "causal"], "lpaqa.models", LPAQA["models"], study="LPAQA")
 LPAQA_RUN_OF = {
     (name if score == "mask" else f"{name}@{score}"): (name, score)
     for name in LPAQA_PROBED
     for score in LPAQA["probe"]["scores"][config["models"][name]["kind"]]
 }
 LPAQA_RUNS = list(LPAQA_RUN_OF)
-# the mask-score runs: what LAMA-UHN's filter, refinement, Mine+Para's seeds, backward features,
-# the cross-model tables and the paper's tables and figures read
+# the mask-score runs (the paper's probe of masked LMs): what refinement, the backward features,
+# the cross-model tables, the paper's tables and figures and calibration read (LAMA-UHN's filter
+# needs only a masked model: uhn_model). A config without one (causal models only, or masked ones
+# under the statement score only) leaves those parts out (lpaqa_left_out) and gives every other
+# number of every run.
 LPAQA_MODELS = [run for run, (_, score) in LPAQA_RUN_OF.items() if score == "mask"]
+# the runs that stand for the study where a part reads "the models'" predictions without needing
+# a mask: the candidate vocabulary's intersection, T-REx-train's candidate filter and Mine+Para's
+# seeds. The mask runs where there are any (a causal model added beside BERT changes none of the
+# paper's inputs), else every run.
+LPAQA_LEAD_RUNS = LPAQA_MODELS or LPAQA_RUNS
 LPAQA_DATASETS = LPAQA["datasets"]
-LPAQA_PROMPT_SETS = LPAQA["prompt_sets"]
-if "lpaqa" in config["studies"] and not LPAQA_MODELS:
-    raise WorkflowError(
-        "config lpaqa: LPAQA needs a masked model probed with the mask score (lpaqa.models, "
-        "lpaqa.probe.scores.masked): LAMA-UHN's filter, refinement and the paper's tables read its predictions"
-    )
+# LM-aware refinement is mask-predict: without a mask run the prompt set refined is left out
+LPAQA_PROMPT_SETS = [name for name in LPAQA["prompt_sets"] if name != "refined" or LPAQA_MODELS]
 
 
 def lpaqa_model(run):
@@ -41,6 +45,21 @@ def lpaqa_score(run):
 
 def lpaqa_kind(run):
     return config["models"][lpaqa_model(run)]["kind"]
+
+
+def lpaqa_vocab_models():
+    """The models whose single tokens the candidate vocabulary's intersection (lpaqa.vocab.mode:
+    intersection) keeps: those of the lead runs (the mask runs, else every run), each once."""
+    return list(dict.fromkeys(lpaqa_model(run) for run in LPAQA_LEAD_RUNS))
+
+
+def lpaqa_lead_candidates():
+    """The candidate tables T-REx-train's objects must be in: one per lead model (its first lead
+    run's; a model's runs share its candidates, so a score added to it changes nothing upstream)."""
+    first = {}
+    for run in LPAQA_LEAD_RUNS:
+        first.setdefault(lpaqa_model(run), run)
+    return expand(rules.lpaqa_candidate_ids.output[0], model=list(first.values()))
 
 
 def lpaqa_model_input(wildcards):
@@ -128,32 +147,96 @@ def wikipedia_chunks():
 
 
 def paraphrase_seed_model():
-    """The model whose T-REx-train accuracy picks Mine+Para's seeds."""
+    """The run whose T-REx-train accuracy picks Mine+Para's seeds (each relation's best mined
+    prompt: any run's predictions define it): lpaqa.paraphrase.seed_model, a run or a probed
+    model (its first run), else the first mask run, else the first run of any score."""
     name = LPAQA["paraphrase"]["seed_model"]
     if name is None:
-        return LPAQA_MODELS[0]
-    if name not in LPAQA_MODELS:
+        return LPAQA_LEAD_RUNS[0]
+    if name in LPAQA_RUN_OF:
+        return name
+    runs = [run for run, (model, _) in LPAQA_RUN_OF.items() if model == name]
+    if not runs:
         raise WorkflowError(
-            f"config lpaqa.paraphrase.seed_model: {name!r} is not a model LPAQA probes ({', '.join(LPAQA_MODELS)})"
+            f"config lpaqa.paraphrase.seed_model: {name!r} is not a model LPAQA probes ({', '.join(LPAQA_PROBED)}) "
+            f"nor one of its runs ({', '.join(LPAQA_RUNS)})"
         )
-    return name
+    return runs[0]
+
+
+# what a part that reads a masked model's mask predictions says where no model can give them
+NO_MASK_RUN = "no LPAQA run has a masked model under the mask score (lpaqa.models, lpaqa.probe.scores.masked)"
 
 
 def refine_model():
-    """The model whose mask predictions refine prompts (Table 14)."""
-    name = LPAQA["refine"]["model"] or LPAQA_MODELS[0]
+    """The mask run whose mask predictions refine prompts (Table 14); None where there is none
+    (refinement is left out)."""
+    name = LPAQA["refine"]["model"]
+    if name is None:
+        return LPAQA_MODELS[0] if LPAQA_MODELS else None
+    models_of_kind(["masked"], "lpaqa.refine.model", [name], study="LPAQA's refinement (mask-predict)")
     if name not in LPAQA_MODELS:
         raise WorkflowError(
-            f"config lpaqa.refine.model: {name!r} is not a model LPAQA probes ({', '.join(LPAQA_MODELS)})"
+            f"config lpaqa.refine.model: {name!r} is not a model LPAQA probes under the mask score "
+            f"({', '.join(LPAQA_MODELS) or 'none'}; lpaqa.models, lpaqa.probe.scores.masked)"
         )
     return name
 
 
 def uhn_model():
-    """The model whose top predictions LAMA-UHN's person-name filter reads."""
-    name = LPAQA["uhn"]["model"] or LPAQA_MODELS[0]
-    models_of_kind(["masked"], "lpaqa.uhn.model", [name])
+    """The masked model whose top predictions LAMA-UHN's person-name filter reads: lpaqa.uhn.model
+    (any masked model of models), else the first masked model LPAQA probes (under any score: the
+    filter runs the model itself); None where there is none (LAMA-UHN is left out)."""
+    name = LPAQA["uhn"]["model"]
+    if name is None:
+        masked = [model for model in LPAQA_PROBED if config["models"][model]["kind"] == "masked"]
+        return masked[0] if masked else None
+    models_of_kind(["masked"], "lpaqa.uhn.model", [name], study="LAMA-UHN's person-name filter (LPAQA)")
     return name
+
+
+def left_out_stop(part):
+    """For an input function of a left-out part that a target asks for all the same: one line."""
+
+    def stop(wildcards):
+        raise WorkflowError(f"LPAQA leaves out {part}, as {NO_MASK_RUN}")
+
+    return stop
+
+
+def lpaqa_left_out():
+    """The parts of LPAQA this config leaves out, each with why, as (part, reason) pairs: those
+    whose definition needs a masked model's mask-score predictions, where no run has them. Printed
+    as one line at the start of every invocation (lpaqa_left_out_line), on the report's landing
+    page and in docs/lpaqa.md ("Which models")."""
+    if LPAQA_MODELS:
+        return []
+    selecting = LPAQA["trex_train"]["source"] != "none"
+    parts = []
+    if uhn_model() is None and "trex" in LPAQA_DATASETS:
+        parts.append(("LAMA-UHN, Table 9", "its person-name filter reads a masked model's top predictions"))
+    if "refined" in LPAQA["prompt_sets"]:
+        parts.append(("the prompt set refined, Table 14", "LM-aware refinement is mask-predict"))
+    if BACKWARD_SETS and selecting:
+        parts.append(("backward features, Table 15", "a masked model's pseudo-log-likelihood of the subject"))
+    if selecting:
+        parts.append(
+            (
+                "the paper's Tables 1-15 and Figures 2-5",
+                "they set the mask runs beside the paper's BERT; every run's Top-1, Top-K, Opti and Oracle are in "
+                "the scores and intervals tables",
+            )
+        )
+    return parts
+
+
+def lpaqa_left_out_line():
+    """The one line that names what LPAQA leaves out and why; None where it leaves nothing out."""
+    parts = lpaqa_left_out()
+    if not parts:
+        return None
+    listed = "; ".join(f"{part} ({reason})" for part, reason in parts)
+    return f"LPAQA leaves out, as {NO_MASK_RUN}: {listed}"
 
 
 # Prompt sets whose prompts a probe's results choose (Mine+Para's seeds: the mined prompts with
@@ -211,7 +294,7 @@ def selection_input(wildcards):
         "candidates": expand(rules.lpaqa_candidate_ids.output[0], model=wildcards.model)[0],
         "model": model_dir(lpaqa_model(wildcards.model)),
         "trex_train": rules.lpaqa_trex_train.output.facts,
-        "uhn": rules.lpaqa_lama_uhn.output.facts if "trex" in LPAQA_DATASETS else [],
+        "uhn": rules.lpaqa_lama_uhn.output.facts if "trex" in LPAQA_DATASETS and uhn_model() else [],
         "code": code("lpaqa_selection"),
     }
     for prompt_set in LPAQA_PROMPT_SETS:
@@ -357,8 +440,9 @@ if "google_re" in LPAQA_DATASETS and LPAQA["trex_train"]["source"] == "wikidata"
             f"config wikidata.properties: lacks {', '.join(unparsed)}, which lpaqa.google_re_relations ranks "
             "Google-RE's prompts on; add them, or map those relations elsewhere"
         )
+if "refined" in LPAQA["prompt_sets"]:
+    refine_model()  # a refine.model LPAQA cannot refine with is an error even where refinement is left out
 if "refined" in LPAQA_PROMPT_SETS:
-    refine_model()
     if LPAQA["refine"]["prompt_set"] not in LPAQA_PROMPT_SETS:
         raise WorkflowError(
             f"config lpaqa.refine.prompt_set: {LPAQA['refine']['prompt_set']} is refined into the prompt set refined "
@@ -370,10 +454,17 @@ if PARAPHRASE_SETS:
     paraphrase_seed_model()
 
 
+# what this config leaves out of LPAQA, and why: one line at the start of the invocation (not in
+# the jobs a cluster runs, which read the Snakefile again)
+if "lpaqa" in config["studies"] and workflow.is_main_process and lpaqa_left_out_line():
+    print(f"knowprobe: {lpaqa_left_out_line()}", file=sys.stderr)
+
+
 def trex_train_input(wildcards):
     inputs = {
         "test": expand(rules.lpaqa_import_facts.output[0], dataset="trex")[0],
-        "candidates": expand(rules.lpaqa_candidate_ids.output[0], model=LPAQA_MODELS),
+        # the objects are single-token candidates of every lead run (the mask runs, else every run)
+        "candidates": lpaqa_lead_candidates(),
         "code": code("lpaqa_trex_train"),
     }
     if LPAQA["trex_train"]["source"] == "wikidata":
@@ -443,6 +534,8 @@ def paper_figure_outputs():
 
 
 def paper_figures_input(wildcards):
+    if not LPAQA_MODELS:
+        left_out_stop("the paper's figures")(wildcards)
     first = LPAQA_MODELS[0]
     return {
         "selection": expand(LPAQA_SELECTION, model=LPAQA_MODELS, prompt_set=LPAQA_PROMPT_SETS),
@@ -472,6 +565,8 @@ def paper_table_outputs():
 
 
 def paper_tables_input(wildcards):
+    if not LPAQA_MODELS:
+        left_out_stop("the paper's tables")(wildcards)
     keys = dict(model=LPAQA_MODELS, prompt_set=LPAQA_PROMPT_SETS)
     inputs = {
         "paper": "resources/papers/lpaqa.yaml",
@@ -501,14 +596,16 @@ def lpaqa_outputs():
     outputs = [*rules.lpaqa_tables.output, *rules.lpaqa_baseline_figure.output]
     if LPAQA["trex_train"]["source"] != "none":
         outputs += expand(LPAQA_SELECTION, model=LPAQA_RUNS, prompt_set=LPAQA_PROMPT_SETS)
-        outputs += [*rules.lpaqa_paper_tables.output, *rules.lpaqa_score_tables.output]
-        if "mine" in LPAQA_PROMPT_SETS:
+        outputs += [*rules.lpaqa_score_tables.output]
+        if LPAQA_MODELS:  # the paper's tables and figures read the mask runs (lpaqa_left_out)
+            outputs += [*rules.lpaqa_paper_tables.output]
+        if LPAQA_MODELS and "mine" in LPAQA_PROMPT_SETS:
             outputs += [*rules.lpaqa_paper_figures.output]
         if "refined" in LPAQA_PROMPT_SETS:
             outputs.append(rules.lpaqa_refine.output.details)
         # the numbers' uncertainty: intervals, paired comparisons, consistency, calibration
         outputs += [*rules.lpaqa_intervals.output, *rules.lpaqa_intervals_figure.output]
-        outputs += [*rules.lpaqa_calibration_report.output]
+        outputs += [*rules.lpaqa_calibration_report.output]  # every run (docs/uncertainty.md)
         if consistency_sets():
             outputs += [*rules.lpaqa_consistency.output]
     if LPAQA["trex_train"]["source"] == "wikidata":
@@ -707,12 +804,13 @@ def uncertainty_settings():
 
 
 def intervals_input(wildcards):
-    keys = dict(model=LPAQA_MODELS, prompt_set=LPAQA_PROMPT_SETS)
+    """Every run's per-fact correctness of each method, and its filtered test facts (Majority)."""
+    keys = dict(model=LPAQA_RUNS, prompt_set=LPAQA_PROMPT_SETS)
     return {
         "method_facts": expand(LPAQA_METHOD_FACTS, **keys),
         "majority": [
             expand(rules.lpaqa_filter_facts.output.facts, model=model, dataset=dataset, split="test")[0]
-            for model in LPAQA_MODELS
+            for model in LPAQA_RUNS
             for dataset in LPAQA_DATASETS
         ],
         "code": code("lpaqa_intervals"),
@@ -741,7 +839,9 @@ def lpaqa_table_outputs(names):
 
 def consistency_sets():
     chosen = LPAQA["consistency"]["prompt_sets"]
-    return [name for name in LPAQA_PROMPT_SETS if name != "manual"] if chosen is None else chosen
+    if chosen is None:
+        return [name for name in LPAQA_PROMPT_SETS if name != "manual"]
+    return [name for name in chosen if name in LPAQA_PROMPT_SETS or name != "refined"]  # refined may be left out
 
 
 def calibration_input(wildcards):

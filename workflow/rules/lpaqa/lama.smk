@@ -81,7 +81,7 @@ rule lpaqa_manual_prompts:
 rule lpaqa_lama_uhn:
     input:
         facts=expand(rules.lpaqa_import_facts.output[0], dataset="trex")[0],
-        model=model_dir(uhn_model()),
+        model=model_dir(uhn_model()) if uhn_model() else left_out_stop("LAMA-UHN"),
         code=code("lpaqa_lama_uhn"),
     output:
         facts="results/lpaqa/facts/trex_uhn/test.parquet",

@@ -6,8 +6,12 @@
 rule lpaqa_refine:
     input:
         prompts=LPAQA_PROMPTS.format(prompt_set=LPAQA["refine"]["prompt_set"]),
-        facts=expand(rules.lpaqa_filter_facts.output.facts, model=refine_model(), dataset="trex", split="train_dev")[0],
-        model=model_dir(refine_model()),
+        facts=(
+            expand(rules.lpaqa_filter_facts.output.facts, model=refine_model(), dataset="trex", split="train_dev")[0]
+            if refine_model()
+            else left_out_stop("LM-aware refinement")
+        ),
+        model=model_dir(refine_model()) if refine_model() else left_out_stop("LM-aware refinement"),
         code=code("lpaqa_refine"),
     output:
         prompts="results/lpaqa/prompts/refined.parquet",

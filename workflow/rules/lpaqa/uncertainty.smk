@@ -24,7 +24,8 @@ rule lpaqa_intervals:
     params:
         uncertainty=uncertainty_settings(),
         comparisons=settings(LPAQA["comparisons"]),
-        models=LPAQA_MODELS,
+        models=LPAQA_RUNS,
+        scores={run: score for run, (_, score) in LPAQA_RUN_OF.items()},
         prompt_sets=LPAQA_PROMPT_SETS,
         datasets=LPAQA_DATASETS,
     script:
@@ -89,7 +90,7 @@ rule lpaqa_calibration:
     resources:
         gpu=1,
     params:
-        scoring=scoring_settings(),
+        scoring=lambda wildcards: scoring_settings(lpaqa_model(wildcards.model)),
         kind=lambda wildcards: lpaqa_kind(wildcards.model),
         score=lambda wildcards: lpaqa_score(wildcards.model),
         uncertainty=uncertainty_settings(),

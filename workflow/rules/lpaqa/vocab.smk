@@ -5,7 +5,7 @@
 rule lpaqa_candidate_words:
     input:
         common=common_vocab(),
-        models=[model_dir(name) for name in LPAQA_MODELS] if LPAQA["vocab"]["mode"] == "intersection" else [],
+        models=[model_dir(name) for name in lpaqa_vocab_models()] if LPAQA["vocab"]["mode"] == "intersection" else [],
         code=code("lpaqa_candidate_words"),
     output:
         "results/lpaqa/vocab/words.txt",
@@ -15,7 +15,8 @@ rule lpaqa_candidate_words:
         "../../../envs/probe.yaml"
     params:
         mode=LPAQA["vocab"]["mode"],
-        models=LPAQA_MODELS,
+        models=lpaqa_vocab_models(),
+        kinds=[config["models"][name]["kind"] for name in lpaqa_vocab_models()],
     script:
         "../../scripts/lpaqa_candidate_words.py"
 

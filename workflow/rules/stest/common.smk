@@ -2,7 +2,7 @@
 # which outputs the study gives.
 
 STEST = config["stest"]
-STEST_MODELS = models_of_kind(["masked", "causal"], "stest.models", STEST["models"])
+STEST_MODELS = models_of_kind(["masked", "causal"], "stest.models", STEST["models"], study="S-TEST")
 STEST_RELATIONS = list(STEST["relations"])
 # the Wikidata properties the builder's paths run along
 STEST_PROPERTIES = sorted({p for r in STEST["relations"].values() for p in (r["start"], r["step"])})

@@ -82,10 +82,14 @@ def layout(table: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def default_comparisons(facts: pd.DataFrame, config: dict, models: list[str]) -> list[tuple[tuple, tuple]]:
+def default_comparisons(
+    facts: pd.DataFrame, config: dict, models: list[str], scores: dict[str, str] | None = None
+) -> list[tuple[tuple, tuple]]:
     """The pairs (A, B) of headline rows ``(model, prompts, method)`` compared: each configured
-    method of every other prompt set against the baseline (Man's Top1), per model; then the
-    baseline of each model against that of the next model configured (or ``model_pairs``)."""
+    method of every other prompt set against the baseline (Man's Top1), per model (run); then the
+    baseline of each model against that of the next model configured (or ``model_pairs``). With
+    ``scores`` (run -> score), "the next" is the next run of the same score: runs under different
+    scores rank different candidate sets, so their P@1 is not the same measurement."""
     present = set(map(tuple, facts[["model", "prompts", "method"]].drop_duplicates().to_numpy()))
     base_prompts = SET_NAMES.get(config["baseline"]["prompt_set"], config["baseline"]["prompt_set"])
     base_method = config["baseline"]["method"]
@@ -95,7 +99,13 @@ def default_comparisons(facts: pd.DataFrame, config: dict, models: list[str]) ->
         for row in sorted(present, key=lambda r: (r[1], r[2])):
             if row[0] == model and row != baseline and row[2] in config["methods"] and row[1] != "Majority":
                 pairs.append((row, baseline))
-    model_pairs = config["model_pairs"] if config["model_pairs"] is not None else list(zip(models, models[1:]))
+    model_pairs = config["model_pairs"]
+    if model_pairs is None:
+        scores = scores or {}
+        model_pairs = []
+        for score in dict.fromkeys(scores.get(model) for model in models):
+            alike = [model for model in models if scores.get(model) == score]
+            model_pairs += list(zip(alike, alike[1:]))
     for a, b in model_pairs:
         pairs.append(((a, base_prompts, base_method), (b, base_prompts, base_method)))
     return [(a, b) for a, b in pairs if a in present and b in present]
