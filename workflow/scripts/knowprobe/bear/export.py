@@ -60,7 +60,6 @@ def from_facts(facts: pd.DataFrame, templates: pd.DataFrame) -> tuple[pd.DataFra
                 "templates": by_relation[relation],
                 "answer_space_labels": list(space["obj_label"]),
                 "answer_space_ids": list(space["obj_id"]),
-                "domains": [],
                 "metadata": "{}",
             }
         )
