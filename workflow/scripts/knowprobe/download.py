@@ -244,7 +244,47 @@ def read_lock(path: str | os.PathLike | None) -> dict:
         ) from None
     if not isinstance(data, dict) or not isinstance(data.get("files", {}), dict):
         raise KnowprobeError(f"{path}: not a knowprobe lock file (no files mapping)")
+    problem = lock_problem(data)
+    if problem:
+        raise KnowprobeError(f"{path}: {problem}; restore it, or delete that entry to record it anew")
     return {**empty, **data}
+
+
+_TEXT_FIELDS = ("sha256", "md5", "sha1", "commit", "file", "directory", "recorded", "verified_against")
+
+
+def lock_problem(data: dict) -> str | None:
+    """What is wrong with the shape of a lock file's records (each section a mapping of records,
+    each record a mapping whose digests and commit are texts and sizes whole numbers), naming the
+    entry; None where nothing is."""
+
+    def record_problem(where: str, record) -> str | None:
+        if not isinstance(record, dict):
+            return f"{where} is a {type(record).__name__} ({str(record)[:40]!r}), not a mapping"
+        for name in _TEXT_FIELDS:
+            if name in record and not isinstance(record[name], str):
+                return f"{where}: {name} is {record[name]!r}, not a text"
+        if "bytes" in record and (not isinstance(record["bytes"], int) or isinstance(record["bytes"], bool)):
+            return f"{where}: bytes is {record['bytes']!r}, not a whole number"
+        return None
+
+    for section, keyed_by in (("files", "URL"), ("models", "hub_id@revision")):
+        records = data.get(section, {})
+        if not isinstance(records, dict):
+            return f"its {section} section is a {type(records).__name__}, not a mapping of {keyed_by} to its record"
+        for key, record in records.items():
+            where = f"{section} entry {key!r}"
+            problem = record_problem(where, record)
+            if problem:
+                return problem
+            files = record.get("files", {}) if section == "models" else {}
+            if not isinstance(files, dict):
+                return f"{where}: files is a {type(files).__name__}, not a mapping of file name to its record"
+            for name, entry in files.items():
+                problem = record_problem(f"{where}, file {name!r}", entry)
+                if problem:
+                    return problem
+    return None
 
 
 @contextlib.contextmanager
