@@ -622,6 +622,21 @@ def test_an_offline_copy_from_the_hubs_cache_is_held_to_the_lock_file(tmp_path, 
         models.copy_from_cache("org/bert", "main", tmp_path / "three", "bert", checks)
 
 
+def test_downloads_out_of_reach_are_one_line_naming_the_local_copies(files_server):
+    """Issue 54: BEAR's download failed offline inside two jobs with Snakemake's failure blocks;
+    the run's start now asks the first server once and names the config keys for local copies."""
+    keys = {"http://127.0.0.1:9/BEAR.zip": "bear.path: a BEAR-format directory", "http://127.0.0.1:9/info.json": "x"}
+    line = download.unreachable(keys, timeout=5)
+    assert line.startswith("127.0.0.1:9 cannot be reached (ConnectionRefusedError: ")
+    assert line.endswith(
+        "this run downloads 2 files (http://127.0.0.1:9/BEAR.zip, http://127.0.0.1:9/info.json): give local "
+        "copies instead (bear.path: a BEAR-format directory, x)"
+    )
+    url, _ = files_server
+    assert download.unreachable({f"{url}/missing.zip": "y"}) is None  # a server that answers: the download's
+    assert download.unreachable({}) is None
+
+
 def test_the_report_lists_each_download_and_what_it_was_verified_against(files_server, tmp_path):
     """Issue 44, item 6: the report's first page lists what was verified against what."""
     import hashlib

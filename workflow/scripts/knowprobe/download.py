@@ -22,6 +22,7 @@ import os
 import shutil
 import tarfile
 import urllib.error
+import urllib.parse
 import urllib.request
 import zipfile
 from dataclasses import dataclass, field
@@ -95,6 +96,33 @@ def remote_size(url: str, timeout: float = 15.0) -> int | None:
     except (urllib.error.URLError, OSError, ValueError):
         return None
     return int(length) if length and length.isdigit() else None
+
+
+def unreachable(downloads: dict[str, str], timeout: float = 10.0) -> str | None:
+    """Whether the URL downloads a run will make (``downloads``: URL -> the config keys that give
+    a local copy instead) can be had, checked once before any job: one request to the first URL's
+    server (no retries), as the hub models are checked. One line naming the downloads and the
+    config keys for local copies, or None (a server that answers, even with an error, is the
+    download's own business)."""
+    if not downloads:
+        return None
+    url = next(iter(downloads))
+    request = urllib.request.Request(url, method="HEAD", headers={"User-Agent": "knowprobe"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout):
+            return None
+    except urllib.error.HTTPError:
+        return None
+    except (urllib.error.URLError, OSError, ValueError) as error:
+        reason = getattr(error, "reason", error)
+        host = urllib.parse.urlsplit(url).netloc
+        shown = ", ".join(sorted(downloads)[:3]) + (f" and {len(downloads) - 3} more" if len(downloads) > 3 else "")
+        keys = ", ".join(dict.fromkeys(downloads.values()))
+        return (
+            f"{host} cannot be reached ({type(reason).__name__}: {str(reason).splitlines()[0] if str(reason) else ''})"
+            f", and this run downloads {len(downloads)} file{'s' if len(downloads) > 1 else ''} ({shown}): "
+            f"give local copies instead ({keys})"
+        )
 
 
 def space_needed(planned: list[tuple[str, int | None, str]], free: int, where: str) -> str | None:
