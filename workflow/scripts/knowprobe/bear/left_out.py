@@ -1,10 +1,9 @@
-"""What a model could not take in BEAR (``probe.leave_out``): the reasons and the one line that
-states them, in the probe's log and the tables' notes (pandas only, so that the tables' job needs
-no torch)."""
+"""What a model could not take in BEAR (``probe.leave_out``): the reasons, for the probe's log
+and the tables' notes (no torch here, so that the tables' job needs none)."""
 
 from __future__ import annotations
 
-import pandas as pd
+from ..tables import left_out_line  # noqa: F401 (the probe's line, shared with the other probes)
 
 # why a model cannot take a statement (the scorers' ``statement_problems``), and what follows
 LEFT_OUT_REASONS = {
@@ -14,10 +13,3 @@ LEFT_OUT_REASONS = {
     "gold_left_out": "(instance, template) pairs left out whole: the right answer's statement was left out",
 }
 LEFT_OUT_COLUMNS = ["reason", "description", "n", "example"]
-
-
-def left_out_line(left_out: pd.DataFrame) -> str:
-    """What a model left out, as one line for the log and the tables' notes."""
-    if not len(left_out):
-        return "nothing left out"
-    return "; ".join(f"{row.n:,} {row.description} (first: {row.example})" for row in left_out.itertuples())

@@ -8,8 +8,9 @@ import re
 
 import pandas as pd
 
+from ..tables import left_out_note as shared_left_out_note
 from . import metrics
-from .left_out import LEFT_OUT_COLUMNS, left_out_line
+from .left_out import LEFT_OUT_COLUMNS
 
 
 def score_name(kind: str, pll: str, conditional: bool) -> str:
@@ -158,15 +159,12 @@ def domains_layout(table: pd.DataFrame, ddof: int) -> pd.DataFrame:
 
 def left_out_note(models: pd.DataFrame) -> str:
     """The tables' note on what each model could not take (``probe.leave_out``, in the model's
-    ``left_out``): one sentence per model that left anything out, nothing where none did."""
-    lines = []
+    record's ``left_out``)."""
+    by_model = {}
     for row in models.to_dict("records"):
         records = row.get("left_out")
-        left_out = pd.DataFrame(records if isinstance(records, list) else [], columns=LEFT_OUT_COLUMNS)
-        if len(left_out):
-            lines.append(f"{row['model']} left out {left_out_line(left_out)}")
-    # the caption puts the last full stop
-    return "" if not lines else ". Left out per model (it could not take them; the rest scored): " + ". ".join(lines)
+        by_model[row["model"]] = pd.DataFrame(records if isinstance(records, list) else [], columns=LEFT_OUT_COLUMNS)
+    return shared_left_out_note(by_model)
 
 
 def headlines(table: pd.DataFrame) -> list[str]:
