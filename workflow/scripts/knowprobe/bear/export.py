@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if Path(args.facts).is_dir():
             relations, instances, rejects = read_dataset(args.facts)
-            left_out = {f"{r.file}: {r.reason}": int(r.n) for r in rejects.itertuples()}
+            left_out = {f"{r.file}: {r.relation}: {r.reason}": int(r.n) for r in rejects.itertuples() if r.left_out}
         else:
             if not args.templates:
                 raise KnowprobeError("--templates is needed with a facts table")
