@@ -190,6 +190,14 @@ def quoted(text: str, limit: int = QUOTED) -> str:
     return f"{text[:limit]!r}… ({len(text):,} characters)"
 
 
+def left_out_line(left_out) -> str:
+    """What a probe left out for a model (a table with ``n``, ``description`` and ``example``: what
+    the model could not take, by reason), as one line for the job's log and the tables' notes."""
+    if not len(left_out):
+        return "nothing left out"
+    return "; ".join(f"{row.n:,} {row.description} (first: {row.example})" for row in left_out.itertuples())
+
+
 INVALID_UTF8 = "invalid_utf8"  # the reason of a line that is not UTF-8, in every lenient reader
 
 # The longest text (a subject, an object, an answer, a template) the importers take, in characters;

@@ -175,17 +175,11 @@ def html_page(title: str, caption: str, frame: pd.DataFrame, note: str = "") -> 
     )
 
 
-def left_out_line(left_out: pd.DataFrame) -> str:
-    """What a model left out (rows of ``n``, ``description``, ``example``: a probe's count of
-    what the model could not take, by reason), as one line for its log and the tables' notes."""
-    if not len(left_out):
-        return "nothing left out"
-    return "; ".join(f"{row.n:,} {row.description} (first: {row.example})" for row in left_out.itertuples())
-
-
 def left_out_note(by_model: dict[str, pd.DataFrame]) -> str:
     """The tables' note on what each model could not take: a sentence per model that left
     anything out after ". Left out per model ...", nothing where none did (the caption puts the
     last full stop)."""
+    from .io import left_out_line
+
     lines = [f"{model} left out {left_out_line(rows)}" for model, rows in by_model.items() if len(rows)]
     return "" if not lines else ". Left out per model (it could not take them; the rest scored): " + ". ".join(lines)

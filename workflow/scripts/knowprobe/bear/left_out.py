@@ -3,7 +3,7 @@ and the tables' notes (no torch here, so that the tables' job needs none)."""
 
 from __future__ import annotations
 
-from ..tables import left_out_line  # noqa: F401 (the probe's line, shared with the other probes)
+from ..io import left_out_line  # noqa: F401 (the probe's line, shared with the other probes)
 
 # why a model cannot take a statement (the scorers' ``statement_problems``), and what follows
 LEFT_OUT_REASONS = {

@@ -34,12 +34,11 @@ import pandas as pd
 from ..answers import matches_exact, matches_substring
 from ..config import schema_defaults
 from ..contracts import MULTITOKEN_PREDICTIONS, MULTITOKEN_SELECTION
-from ..io import KnowprobeError, quoted
+from ..io import KnowprobeError, left_out_line, quoted
 from ..prompts import OBJECT, SUBJECT
 from ..scoring import causal_generate, masked_decode, masked_decode_jointly, mlama_scores
 from ..scoring.decoding import METHODS as OPEN  # open decoding at masks: masked_decode's methods
 from ..statements import fill_statement
-from ..tables import left_out_line
 from .probe import candidate_sets, next_token_prefix
 from .prompt_rank import prompt_order
 from .trex_train import split
