@@ -90,6 +90,7 @@ rule all:
 # free space, before any of them starts
 onstart:
     check_hub_models()
+    check_url_downloads()
     record_run_config(workflow.dag.jobs)
     check_download_space()
     check_model_kinds(

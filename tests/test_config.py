@@ -98,6 +98,10 @@ def test_the_full_and_the_demo_config_are_valid():
             "config scoring.max_tokens: [8] is neither an integer of at least 1 nor auto",
         ),
         ({"scoring": {"batch_size": 0}}, "config scoring.batch_size: 0 is less than the minimum of 1"),
+        # issue 54: NumPy's "expected non-negative integer" in the interval job, two tracebacks
+        ({"uncertainty": {"seed": -1}}, "config uncertainty.seed: -1 is less than the minimum of 0"),
+        # issue 54: B=1 gave a "95% interval" [0.381, 0.381] that missed its own estimate 0.356
+        ({"uncertainty": {"bootstrap": 1}}, "config uncertainty.bootstrap: 1 is less than the minimum of 1000"),
     ],
 )
 def test_config_errors_are_one_line_naming_the_key(bad, message):

@@ -543,6 +543,100 @@ def test_a_hub_model_is_pinned_to_its_commit_and_its_files_verified(tmp_path, mo
         models.download_hub_model("org/new", second, tmp_path / "four", name="new", checks=checks)
 
 
+@pytest.mark.parametrize(
+    "lock, problem",
+    [
+        ({"files": {"https://x/a.zip": "abc"}}, "files entry 'https://x/a.zip' is a str ('abc'), not a mapping"),
+        ({"files": {"https://x/a.zip": {"sha256": 12}}}, "files entry 'https://x/a.zip': sha256 is 12, not a text"),
+        (
+            {"files": {"https://x/a.zip": {"bytes": "12"}}},
+            "files entry 'https://x/a.zip': bytes is '12', not a whole number",
+        ),
+        ({"models": []}, "its models section is a list, not a mapping of hub_id@revision to its record"),
+        ({"models": {"o/m@main": {"commit": 5}}}, "models entry 'o/m@main': commit is 5, not a text"),
+        (
+            {"models": {"o/m@main": {"files": {"config.json": {"sha256": None}}}}},
+            "models entry 'o/m@main', file 'config.json': sha256 is None, not a text",
+        ),
+    ],
+)
+def test_a_lock_file_record_of_the_wrong_shape_is_one_line_naming_it(tmp_path, lock, problem):
+    """Issue 54: a record that is a string was an AttributeError (download.py:305), a digest that
+    is a number one at check_digest, a models section that is a list dropped the report's
+    Downloads section without a word."""
+    import json
+
+    path = tmp_path / "downloads.lock.json"
+    path.write_text(json.dumps({"version": 1, **lock}))
+    for read in (download.read_lock, download.lock_report):
+        with pytest.raises(KnowprobeError) as error:
+            read(path)
+        assert str(error.value) == f"{path}: {problem}; restore it, or delete that entry to record it anew"
+    with pytest.raises(KnowprobeError, match=f"^{path}: "):
+        download.verify_download("https://x/a.zip", path, download.Checks(lock=path))
+
+
+def test_an_offline_copy_from_the_hubs_cache_is_held_to_the_lock_file(tmp_path, monkeypatch):
+    """Issue 54: with HF_HUB_OFFLINE a model was copied from the hub's cache without reading the
+    lock file; now the cache's copy at the recorded commit is taken and held to its digests."""
+    import hashlib
+    import json
+
+    import huggingface_hub
+
+    commit = "c" * 40
+    snapshot = tmp_path / "cache" / commit
+    snapshot.mkdir(parents=True)
+    (snapshot / "config.json").write_text('{"model_type": "bert"}')
+    (snapshot / "model.safetensors").write_bytes(b"weights-1")
+    asked = []
+
+    def cached(hub_id, revision=None, local_files_only=False):
+        asked.append(revision)
+        assert local_files_only
+        if revision != commit:
+            raise FileNotFoundError(revision)
+        return str(snapshot)
+
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", cached)
+    lock = tmp_path / "downloads.lock.json"
+    files = {
+        name: {"sha256": hashlib.sha256((snapshot / name).read_bytes()).hexdigest()}
+        for name in ("config.json", "model.safetensors")
+    }
+    record = {"commit": commit, "files": files}
+    lock.write_text(json.dumps({"version": 1, "files": {}, "models": {"org/bert@main": record}}))
+    checks = download.Checks(lock=lock)
+    out = models.copy_from_cache("org/bert", "main", tmp_path / "one", "bert", checks)
+    assert asked == [commit] and (out / "model.safetensors").read_bytes() == b"weights-1"
+
+    (snapshot / "model.safetensors").write_bytes(b"weights-X")  # the cache's copy changed
+    with pytest.raises(KnowprobeError) as error:
+        models.copy_from_cache("org/bert", "main", tmp_path / "two", "bert", checks)
+    assert str(error.value).startswith(f"{tmp_path / 'two' / 'model.safetensors'}: sha256 ")
+    assert f"from the lock file {lock} (org/bert@main, commit {commit})" in str(error.value)
+
+    record["commit"] = "d" * 40  # the lock file records a commit the cache does not hold
+    lock.write_text(json.dumps({"version": 1, "files": {}, "models": {"org/bert@main": record}}))
+    with pytest.raises(KnowprobeError, match=f"commit {'d' * 40} as the lock file {lock} records"):
+        models.copy_from_cache("org/bert", "main", tmp_path / "three", "bert", checks)
+
+
+def test_downloads_out_of_reach_are_one_line_naming_the_local_copies(files_server):
+    """Issue 54: BEAR's download failed offline inside two jobs with Snakemake's failure blocks;
+    the run's start now asks the first server once and names the config keys for local copies."""
+    keys = {"http://127.0.0.1:9/BEAR.zip": "bear.path: a BEAR-format directory", "http://127.0.0.1:9/info.json": "x"}
+    line = download.unreachable(keys, timeout=5)
+    assert line.startswith("127.0.0.1:9 cannot be reached (ConnectionRefusedError: ")
+    assert line.endswith(
+        "this run downloads 2 files (http://127.0.0.1:9/BEAR.zip, http://127.0.0.1:9/info.json): give local "
+        "copies instead (bear.path: a BEAR-format directory, x)"
+    )
+    url, _ = files_server
+    assert download.unreachable({f"{url}/missing.zip": "y"}) is None  # a server that answers: the download's
+    assert download.unreachable({}) is None
+
+
 def test_the_report_lists_each_download_and_what_it_was_verified_against(files_server, tmp_path):
     """Issue 44, item 6: the report's first page lists what was verified against what."""
     import hashlib

@@ -114,13 +114,13 @@ def test_lm_pub_quiz_loads_what_we_write(tmp_path):
 
 
 def test_domains_come_from_relation_info(tmp_path):
-    relations, _, _ = dataset.read_dataset(DEMO, DEMO / "relation_info.json")
-    domains = dict(zip(relations["relation"], relations["domains"].map(list)))
+    domains = dataset.read_relation_info(DEMO / "relation_info.json")
     assert domains["P20"] == ["Biographical", "Historical"] and domains["P36"] == ["Geographic"]
+    assert dataset.read_relation_info(None) == {}
     bad = tmp_path / "info.json"
     bad.write_text(json.dumps({"P20": {"domains": "Biographical"}}))
     with pytest.raises(KnowprobeError, match=r"info.json: P20: 'domains' is not a list"):
-        dataset.read_dataset(DEMO, bad)
+        dataset.read_relation_info(bad)
 
 
 def test_bad_records_are_counted_and_left_out(tmp_path):
@@ -156,6 +156,82 @@ def test_bad_records_are_counted_and_left_out(tmp_path):
     assert list(p1["sub_label"]) == ["Ada", "Bo", "Fa"] and list(p1["instance"]) == [0, 1, 2]
     assert list(p1["answer_idx"]) == [1, 0, 2]
     assert list(relations.loc[0, "templates"]) == ["[X] lives in [Y].", "[Y] is the home of [X]."]
+
+
+def test_metadata_rejects_name_their_relation_and_template(tmp_path, caplog):
+    """Issue 54: metadata rejects named only metadata_relations.json; a templates value that is a
+    string counted as one bad template per character."""
+    directory = hand_made(tmp_path / "in")
+    metadata = json.loads((directory / "metadata_relations.json").read_text())
+    metadata["P1"]["templates"].append("[X] has no object slot.")
+    metadata["P2"]["templates"] = "[X] speaks [Y]. A string of 26 characters"
+    metadata["P3"] = {"templates": ["[X] x [Y]."], "answer_space_labels": ["a"], "answer_space_ids": ["Qa"]}
+    (directory / "metadata_relations.json").write_text(json.dumps(metadata))
+    with caplog.at_level("WARNING"):
+        _, _, rejects = dataset.read_dataset(directory)
+    rows = {(r.relation, r.reason): (r.n, r.first) for r in rejects.itertuples()}
+    assert rows == {
+        ("P1", "bad_template"): (1, "template 3: template '[X] has no object slot.' has 0 [Y] (needs exactly one)"),
+        ("P2", "bad_template"): (1, "templates is a str, not a list"),
+        ("P2", "no_template"): (1, "no usable template"),
+        ("P3", "no_file"): (1, f"no P3.jsonl in {directory}"),
+    }
+    assert "metadata_relations.json: P1: template 3: template '[X] has no object slot.'" in caplog.text
+    assert "metadata_relations.json: P3: no P3.jsonl" in caplog.text
+
+
+def test_answer_spaces_and_lines_repeated_null_or_far_too_long_are_counted(tmp_path):
+    """Issue 54: a null label became the candidate "None"; a label given twice, a line given
+    twice, a sub_id given twice passed without a word; a 5 MB answer or subject was imported."""
+    directory = hand_made(tmp_path / "in")
+    metadata = json.loads((directory / "metadata_relations.json").read_text())
+    huge = "Paris " * 1_000_000
+    metadata["P1"]["answer_space_labels"] += [None, "Paris", huge, "Oslo"]
+    metadata["P1"]["answer_space_ids"] += ["Q0", "Q91", "Q5", "Q585"]
+    (directory / "metadata_relations.json").write_text(json.dumps(metadata))
+    lines = (directory / "P1.jsonl").read_text().splitlines(keepends=True)
+    extra = [
+        lines[0],  # the same line again
+        json.dumps({"sub_id": "Q1", "sub_label": "Ada", "obj_id": "Q585", "obj_label": "Oslo"}) + "\n",
+        json.dumps({"sub_id": "Q7", "sub_label": "Gus", "obj_id": "Q91", "obj_label": "Paris"}) + "\n",
+        json.dumps({"sub_id": "Q8", "sub_label": "Hal", "obj_id": "Q0", "obj_label": "None"}) + "\n",
+        json.dumps({"sub_id": "Q9", "sub_label": "x" * 200_000, "obj_id": "Q90", "obj_label": "Paris"}) + "\n",
+        json.dumps({"sub_id": "Q10", "sub_label": "Ivo", "obj_id": "Q5", "obj_label": huge}) + "\n",
+    ]
+    (directory / "P1.jsonl").write_text("".join(lines + extra))
+    relations, instances, rejects = dataset.read_dataset(directory)
+    p1 = relations.set_index("relation").loc["P1"]
+    assert list(p1["answer_space_labels"]) == ["New York City", "Paris", "Rome", "Oslo"]
+    assert list(p1["answer_space_ids"]) == ["Q60", "Q90", "Q220", "Q585"]
+    counts = {(r.relation, r.reason): (r.n, bool(r.left_out)) for r in rejects.itertuples()}
+    assert counts == {
+        ("P1", "null_answer"): (1, True),
+        ("P1", "duplicate_answer"): (1, True),
+        ("P1", "too_long_answer"): (1, True),
+        ("P1", "duplicate_line"): (1, True),
+        ("P1", "duplicate_sub_id"): (1, False),
+        ("P1", "answer_left_out"): (1, True),
+        ("P1", "too_long"): (2, True),
+    }
+    first = dict(zip(rejects["reason"], rejects["first"]))
+    assert first["null_answer"] == "answer 4 ('Q0') is None"
+    assert first["duplicate_line"] == "line 3" and first["duplicate_sub_id"] == "line 4: sub_id 'Q1'"
+    assert first["too_long_answer"].startswith("answer 6 ('Q5') is 6,000,000 characters long: 'Paris Paris")
+    assert len(first["too_long_answer"]) < 200
+    p1_instances = instances[instances["relation"] == "P1"]
+    # Ada's second object (Oslo, now position 3) kept; Gus's Q91 "Paris" read as the first Paris
+    assert list(p1_instances["sub_label"]) == ["Ada", "Bo", "Ada", "Gus"]
+    assert list(p1_instances["answer_idx"]) == [1, 0, 3, 1]
+
+
+def test_a_folder_whose_instance_files_are_all_empty_stops_at_import(tmp_path):
+    """Issue 54: it imported as 0 instances and crashed in random_baseline."""
+    directory = hand_made(tmp_path / "in")
+    for path in directory.glob("*.jsonl"):
+        path.write_text("")
+    with pytest.raises(KnowprobeError, match=rf"^{directory}: no instance in any of its 2 relation files") as error:
+        dataset.read_dataset(directory)
+    assert "\n" not in str(error.value)
 
 
 def test_not_a_bear_directory_is_one_line(tmp_path):

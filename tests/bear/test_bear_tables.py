@@ -90,3 +90,19 @@ def test_relation_and_domain_layouts():
     assert set(domains["domain"]) == {"Arts", "Movies"}
     assert list(tables.domains_layout(domains, 1)["mine"]) == ["50.0 ± 14.4"] * 2
     assert metrics.by_relation(predicted())["accuracy"].tolist() == [75.0, 50.0, 25.0, 25.0, 25.0, 25.0]
+
+
+def test_no_domains_gives_every_table_without_domain_rows(tmp_path):
+    """Issue 54: bear.relation_info.path: null ended bear_tables in KeyError: 'mean'."""
+    from knowprobe.tables import write_table
+
+    relations = tables.with_domains(pd.DataFrame({"relation": ["P1"], "answer_space_labels": [["a", "b", "c"]]}), {})
+    assert list(relations["domains"]) == [[]]
+    models = pd.DataFrame({"model": ["mine", "b"], "kind": "masked", "family": "bert", "parameters": 1})
+    settings = tables.model_settings(models, "original", True, "first")
+    domains = tables.domains_table(predicted(), relations, settings, True)
+    assert domains.empty and list(domains.columns) == tables.DOMAIN_COLUMNS
+    outputs = {f"domains_{fmt}": tmp_path / f"domains.{fmt}" for fmt in ("csv", "md", "tex")}
+    write_table(outputs, "domains", domains, tables.domains_layout(domains, 1), "No domains.")
+    assert pd.read_csv(outputs["domains_csv"]).empty and "No domains." in outputs["domains_md"].read_text()
+    assert len(tables.relations_table(predicted(), relations, settings)) == 6

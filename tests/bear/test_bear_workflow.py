@@ -56,3 +56,26 @@ def test_the_tables_agree_with_the_scores(demo):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
     assert (demo / RESULTS / "figures/accuracy_parameters.svg").stat().st_size > 10_000
     assert "0 defects" in (demo / "logs/bear/figures.log").read_text()
+
+
+def test_the_domains_rerun_only_the_tables(demo, tmp_path):
+    """Issue 54: changing only bear.relation_info (the domains) reran the import and every
+    model's scoring, which domains do not touch; only the tables (and what shows them) rerun."""
+    import shutil
+
+    import yaml
+
+    from conftest import snakemake
+
+    project = tmp_path / "project"
+    shutil.copytree(demo, project, symlinks=True)
+    info = json.loads((project / "resources/demo/bear/relation_info.json").read_text())
+    info["P36"]["domains"] = ["Political"]
+    (project / "other_info.json").write_text(json.dumps(info))
+    config = yaml.safe_load((project / "resources/demo/config.yaml").read_text())
+    config["bear"]["relation_info"]["path"] = "other_info.json"
+    (project / "domains.yaml").write_text(yaml.safe_dump(config))
+    result = snakemake(project, "-n", "--configfile", "domains.yaml")
+    planned = {line.split()[0]: int(line.split()[1]) for line in result.stdout.splitlines() if line[:5] == "bear_"}
+    assert planned == {"bear_tables": 1, "bear_figures": 1, "bear_intervals_figure": 1}
+    assert "table_html" in result.stdout and "bear_probe" not in result.stdout and "bear_import" not in result.stdout

@@ -79,6 +79,19 @@ def test_a_reused_uuid_is_counted_and_dropped_and_the_contract_holds_ids_unique(
         contracts.read(tmp_path / "bad.parquet", contracts.FACTS)
 
 
+def test_a_label_far_beyond_any_model_is_counted_and_left_out(lama_dir, caplog):
+    """Issue 54: a 5 MB object was imported without a word, then tokenized for minutes."""
+    huge = "Florence " * 600_000
+    write_lines(lama_dir / "TREx" / "P19.jsonl", [trex_line("a", "Dante", huge), trex_line("b", "Mozart", "Salzburg")])
+    with caplog.at_level("WARNING"):
+        facts = lama.read_trex(lama_dir, lama.read_relations(lama_dir / "relations.jsonl"))
+    assert list(facts["sub_label"]) == ["Mozart"]
+    assert "1 facts have a label longer than 100,000 characters and are left out (too_long), first P19 a:" in (
+        caplog.text
+    )
+    assert f"({len(huge.strip()):,} characters)" in caplog.text and huge.strip() not in caplog.text
+
+
 def test_fact_line_that_is_not_json_names_file_and_line(lama_dir):
     path = lama_dir / "TREx" / "P19.jsonl"
     write_lines(path, [trex_line("a", "Dante", "Florence"), '{"uuid": "b", "sub_label": '])

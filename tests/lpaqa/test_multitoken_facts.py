@@ -236,6 +236,7 @@ def write_xfactr(root):
                 fact(3, "Q142", "France", "Q90", "Paris"),  # the same pair again
                 "{not json",
                 json.dumps({"uuid": "u5", "sub_uri": "Q1", "sub_label": "X"}),  # no object
+                fact(7, "Q7", "Y" * 5_000_000, "Q90", "Paris"),  # issue 54: a 5 MB subject, refused
                 "",
             ]
         ).encode()
@@ -263,6 +264,7 @@ def test_xfactr_facts_read_as_released_every_bad_line_counted(tmp_path):
         ("P36", "duplicate"): 1,
         ("P36", "invalid_json"): 1,
         ("P36", "missing_field"): 1,
+        ("P36", "too_long"): 1,
         ("P36", "invalid_utf8"): 1,
         ("P1001", "not_a_lama_relation"): 1,
     }

@@ -102,7 +102,7 @@ def masked_probe(tiny_bert, wordpiece_tokenizer):
     scorer = MaskedLM(tiny_bert, wordpiece_tokenizer, SETTINGS)
     facts = facts_table()
     tokens = token_counts(facts, wordpiece_tokenizer)
-    predictions, selection = multitoken_probe.probe(
+    predictions, selection, _ = multitoken_probe.probe(
         facts, tokens, prompt_sets(), scorer, list(multitoken_probe.METHODS["masked"]), train_share=0.5, seed=0
     )
     return scorer, facts, tokens, predictions, selection
@@ -154,7 +154,7 @@ def test_the_causal_model_ranks_statements_and_generates(tiny_causal_models):
     _, model, tokenizer = tiny_causal_models[0]
     scorer = CausalLM(model, tokenizer, SETTINGS)
     facts = facts_table()
-    predictions, selection = multitoken_probe.probe(
+    predictions, selection, _ = multitoken_probe.probe(
         facts, token_counts(facts, tokenizer), prompt_sets(), scorer, ["statement", "generate"], seed=1
     )
     assert set(predictions["method"]) == {"statement", "generate"}
@@ -271,3 +271,44 @@ def test_statements_are_scored_a_chunk_of_whole_pairs_at_a_time(masked_probe, mo
     chunked = multitoken_probe.ask(scorer, "statement", pairs, sets, multitoken_probe.AskSettings())
     assert chunked["prediction"].tolist() == asked["prediction"].tolist()
     np.testing.assert_allclose(chunked["prediction_score"], asked["prediction_score"], rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("kind", ["masked", "causal"])
+def test_a_fact_or_candidate_the_model_cannot_take_is_left_out_and_counted(
+    kind, tiny_bert, wordpiece_tokenizer, tiny_causal_models
+):
+    """Issue 54: one object or subject of 300 tokens stopped the job and the 10 good facts got no
+    answer (the candidate sits in every fact's statement set); a [MASK] in a subject or a ParaRel
+    pattern is left out for the masked model."""
+    if kind == "masked":
+        scorer, tokenizer = MaskedLM(tiny_bert, wordpiece_tokenizer, SETTINGS), wordpiece_tokenizer
+    else:
+        _, model, tokenizer = tiny_causal_models[0]
+        scorer = CausalLM(model, tokenizer, SETTINGS)
+    long_object, long_subject = " ".join(["Paris"] * 300), " ".join(["Spain"] * 300)
+    good = facts_table()
+    extra = good.iloc[[0, 0, 0]].copy()
+    extra["sub_label"] = ["Atlantis", long_subject, "[MASK] land"]
+    extra["obj_label"] = [long_object, "Madrid", "Rome"]
+    extra["fact_id"] = ["P36-long-object", "P36-long-subject", "P36-mask"]
+    facts = pd.concat([good, extra], ignore_index=True)
+    sets = prompt_sets()
+    sets["mine"] = pd.concat([sets["mine"], sets["mine"].iloc[[0]].assign(template="[X] is a [MASK] of [Y] .")])
+    methods = list(multitoken_probe.METHODS[kind])
+    predictions, _, left_out = multitoken_probe.probe(
+        facts, token_counts(facts, tokenizer), sets, scorer, methods, train_share=0.5, seed=0
+    )
+    counts = {(row.what, row.reason): row.n for row in left_out.itertuples()}
+    expected = {("fact", "too_long"): 2, ("candidate", "too_long"): 1}
+    if kind == "masked":
+        expected[("template", "mask_token")] = 1
+        expected[("fact", "mask_token")] = 1
+    assert counts == expected
+    assert all(len(example) < 300 for example in left_out["example"])
+    asked = set(predictions["fact_id"])
+    assert set(good["fact_id"]) <= asked and "P36-long-object" not in asked and "P36-long-subject" not in asked
+    assert ("P36-mask" in asked) == (kind == "causal")
+    assert long_object not in set(predictions["prediction"])
+    assert "[MASK] of" not in " ".join(predictions["template"]) or kind == "causal"
+    line = multitoken_probe.left_out_line(left_out)
+    assert "candidates (C_r)" in line and "\n" not in line

@@ -412,6 +412,29 @@ def check_hub_models():
         raise WorkflowError(problem)
 
 
+# per download rule, the config keys that give a local copy instead (a study's rules add theirs);
+# not a rule param, so that naming it reruns nothing
+DOWNLOAD_LOCAL_COPY = {}
+
+
+def check_url_downloads():
+    """Before any job: the URL downloads this run makes can be had, their first server asked once
+    (knowprobe.download.unreachable); otherwise one line naming the config keys that give local
+    copies (DOWNLOAD_LOCAL_COPY), before any job runs or is submitted."""
+    from knowprobe.download import unreachable
+
+    downloads = {}
+    for job in workflow.dag.needrun_jobs():
+        params = dict(job.params.items())
+        if "download" in job.rule.name and not params.get("hub_id"):
+            for url in params.get("urls") or [params.get("url")]:
+                if url and is_url(url):
+                    downloads[url] = DOWNLOAD_LOCAL_COPY.get(job.rule.name, f"a local path for rule {job.rule.name}")
+    problem = unreachable(downloads)
+    if problem:
+        raise WorkflowError(problem)
+
+
 def check_download_space():
     """Before any job runs: the downloads this run will make (their sizes as the servers and the
     hub announce them) fit in the free space where they go; otherwise stop with one line. Sizes

@@ -39,12 +39,16 @@ localrules:
 if any(arg.split("=")[0] == "--report" for arg in sys.argv[1:]):
     from knowprobe.download import lock_report
 
+    try:  # a lock file of the wrong shape is one line naming it and its entry, not a page without it
+        downloads = lock_report(config["downloads"]["lock"])
+    except KnowprobeError as error:
+        raise WorkflowError(str(error)) from None
     config["_report"] = {
         "headlines": report_headlines(),
         # what this config leaves out of LPAQA and why (lpaqa/common.smk; None: nothing)
         "lpaqa_left_out": lpaqa_left_out_line() if "lpaqa" in config["studies"] else None,
         # every download and hub model the lock file records, and what it was verified against
-        "downloads": lock_report(config["downloads"]["lock"]),
+        "downloads": downloads,
         "table_captions": {
             stem: (Path(workflow.basedir) / "workflow" / "report" / entry["caption"]).read_text()
             for stem, entry in REPORT_TABLES.items()

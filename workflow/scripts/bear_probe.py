@@ -1,5 +1,6 @@
 """Rule bear_probe: one model's statement score of every candidate answer of every BEAR instance
-under every template, and what the tables need to know of the model (family, kind, parameters).
+under every template, and what the tables need to know of the model (family, kind, parameters,
+the statements it could not take: left out, counted by reason).
 Below float32 (half precision on a GPU, or bear.scoring.dtype) the answers near a tie are rescored
 in float32 (knowprobe.bear.probe.recheck, the scoring layer's recheck)."""
 
@@ -38,6 +39,12 @@ with rule_logging(snakemake.log[0]) as log:
         len(relations),
         len(instances),
     )
+    # a statement this model cannot take (too long, no answer token, its mask token) is left out,
+    # counted by reason; the rest are scored
+    statements, left_out = probe.leave_out(scorer, statements, instances, options["conditional"])
+    statements = statements.reset_index(drop=True)
+    if len(left_out):
+        log.warning("%s: left out %s", model, probe.left_out_line(left_out))
     started = time.perf_counter()
     scores = probe.score(scorer, model, statements, options["pll"], options["conditional"])
     log.info("scored in %.1f s", time.perf_counter() - started)
@@ -71,6 +78,7 @@ with rule_logging(snakemake.log[0]) as log:
         "parameters": int(sum(p.numel() for p in scorer.model.parameters())),
         # the token a causal model read before every text (docs/scoring.md, "The start token")
         "start_token": scorer.definition_of_start(),
+        "left_out": left_out.to_dict("records"),
     }
     with atomic_path(snakemake.output.model) as tmp:
         tmp.write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")

@@ -8,6 +8,7 @@ import pandas as pd
 
 from knowprobe import contracts
 from knowprobe.bear import metrics, tables
+from knowprobe.bear.dataset import read_relation_info, verify_digest
 from knowprobe.io import rule_logging
 from knowprobe.tables import load_paper, write_table
 
@@ -15,6 +16,15 @@ with rule_logging(snakemake.log[0]) as log:
     params = snakemake.params
     paper = load_paper(snakemake.input.paper)
     relations = contracts.read(snakemake.input.relations, contracts.BEAR_RELATIONS)
+    info = snakemake.input.relation_info or None
+    if info and params.relation_info_sha256:
+        verify_digest(info, params.relation_info_sha256, "bear.relation_info.sha256")
+    domains = read_relation_info(info)
+    relations = tables.with_domains(relations, domains)
+    if info is None:
+        log.info("bear.relation_info.path is null: no domains; the domains table has no rows")
+    elif missing := [code for code in relations["relation"] if code not in domains]:
+        log.warning("%s: no domains for %d relations (%s)", info, len(missing), ", ".join(missing[:5]))
     instances = contracts.read(snakemake.input.instances, contracts.BEAR_INSTANCES)
     scores = pd.concat([contracts.read(p, contracts.BEAR_SCORES) for p in snakemake.input.scores], ignore_index=True)
     models = pd.DataFrame([json.loads(open(p, encoding="utf-8").read()) for p in snakemake.input.models])
@@ -22,6 +32,7 @@ with rule_logging(snakemake.log[0]) as log:
     settings = tables.model_settings(models, params.pll, params.conditional, params.ties)
     baseline = metrics.random_baseline(instances, relations)
     rule = f"ties: {params.ties}" + (" (the answer first in the answer space wins)" if params.ties == "first" else "")
+    rule += tables.left_out_note(models)
 
     def save(name, long, layout, caption):
         write_table(snakemake.output, name, long, layout, caption)
@@ -46,17 +57,21 @@ with rule_logging(snakemake.log[0]) as log:
         f"Accuracy (%) per relation: mean ± standard error over its templates, per model; answers is the size of "
         f"its answer space. {rule}.",
     )
-    domains = tables.domains_table(predicted, relations, settings, params.divide_support)
+    per_domain = tables.domains_table(predicted, relations, settings, params.divide_support)
     save(
         "domains",
-        domains,
-        tables.domains_layout(domains, params.ddof),
-        "Accuracy (%) per domain (relation_info.json): mean ± standard error over the templates of the micro "
-        "accuracy of the domain's relations"
-        + (
-            ", each weighted by its instances divided by its number of domains (lm-pub-quiz)"
-            if params.divide_support
-            else ""
+        per_domain,
+        tables.domains_layout(per_domain, params.ddof),
+        (
+            "No domains: bear.relation_info.path is null (no relation_info.json), so no accuracy per domain"
+            if info is None
+            else "Accuracy (%) per domain (relation_info.json): mean ± standard error over the templates of the "
+            "micro accuracy of the domain's relations"
+            + (
+                ", each weighted by its instances divided by its number of domains (lm-pub-quiz)"
+                if params.divide_support
+                else ""
+            )
         )
         + f". {rule}.",
     )

@@ -6,7 +6,7 @@ and its aliases."""
 import torch
 
 from knowprobe import contracts, scoring
-from knowprobe.io import rule_logging
+from knowprobe.io import rule_logging, write_csv
 from knowprobe.lpaqa import multitoken_probe
 
 with rule_logging(snakemake.log[0]) as log:
@@ -21,7 +21,7 @@ with rule_logging(snakemake.log[0]) as log:
     scorer = scoring.load(
         snakemake.input.model, snakemake.params.kind, scoring.ScoringSettings(**snakemake.params.scoring)
     )
-    predictions, selection = multitoken_probe.probe(
+    predictions, selection, left_out = multitoken_probe.probe(
         facts,
         tokens[tokens["model"] == model],
         prompt_sets,
@@ -40,5 +40,7 @@ with rule_logging(snakemake.log[0]) as log:
             100 * rows["correct_exact"].mean(),
             100 * rows["correct_substring"].mean(),
         )
+    # what this model could not take (left out, counted by reason), for the log and the tables' note
+    write_csv(left_out, snakemake.output.left_out)
     contracts.write(predictions, snakemake.output.predictions, contracts.MULTITOKEN_PREDICTIONS)
     contracts.write(selection, snakemake.output.selection, contracts.MULTITOKEN_SELECTION)

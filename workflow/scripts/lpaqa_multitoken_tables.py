@@ -10,7 +10,7 @@ from knowprobe import contracts, uncertainty
 from knowprobe.io import rule_logging, write_csv, write_text
 from knowprobe.lpaqa import multitoken_tables
 from knowprobe.lpaqa.trex_train import split
-from knowprobe.tables import to_latex, to_markdown, write_table
+from knowprobe.tables import left_out_note, to_latex, to_markdown, write_table
 
 with rule_logging(snakemake.log[0]) as log:
     settings = uncertainty.Settings(**snakemake.params.uncertainty)
@@ -33,10 +33,15 @@ with rule_logging(snakemake.log[0]) as log:
     markdown = to_markdown(layout)
     log.info("accuracy (%%, exact match, macro [95%% interval] / micro (test facts)) by tokens:\n%s", markdown)
     write_text(markdown, snakemake.output.markdown)
+    # what each model could not take (its probe left it out, counted by reason)
+    left_out = {model: pd.read_csv(path) for model, path in zip(snakemake.params.models, snakemake.input.left_out)}
+    note = left_out_note(left_out)
+    if note:
+        log.warning("%s", note.removeprefix(". "))
     caption = (
         "Accuracy (\\%, exact match against the label and aliases, macro over relations [95\\% interval] / micro, "
         "test facts) on the multi-token facts by the gold object's token count, each prompt set's Top-1 prompt "
-        "per relation. " + how.replace("%", "\\%") + "."
+        "per relation. " + how.replace("%", "\\%") + f"{note}."
     )
     write_text(to_latex(layout, caption=caption), snakemake.output.latex)
     pairs = multitoken_tables.method_pairs(table)

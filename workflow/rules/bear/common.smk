@@ -9,6 +9,12 @@ if BEAR["relation_info"]["path"] is not None:
     check_local("bear.relation_info.path", BEAR["relation_info"]["path"], "file")
 if BEAR["demo_corpus"]["enabled"] and BEAR["demo_corpus"]["templates"] is None:
     raise WorkflowError("config bear.demo_corpus.enabled: needs bear.demo_corpus.templates (JSON lines)")
+# what gives a local copy instead of each download, for the start's check (check_url_downloads):
+# both keys, since an offline run needs both
+DOWNLOAD_LOCAL_COPY["bear_download"] = DOWNLOAD_LOCAL_COPY["bear_download_relation_info"] = (
+    "bear.path: a BEAR-format directory, and bear.relation_info.path: a local relation_info.json "
+    "or null for no domains"
+)
 # the scores of one model (one job per model)
 BEAR_SCORES = "results/bear/scores/{model}.parquet"
 

@@ -8,6 +8,8 @@ rule bear_tables:
         models=expand("results/bear/scores/{model}.json", model=BEAR_MODELS),
         relations=rules.bear_import.output.relations,
         instances=rules.bear_import.output.instances,
+        # the domains: read here alone, so that changing them reruns the tables, not the scores
+        relation_info=bear_relation_info(),
         paper="resources/papers/bear.yaml",
         code=code("bear_tables"),
     output:
@@ -41,6 +43,8 @@ rule bear_tables:
         ties=BEAR["ties"],
         ddof=BEAR["sem_ddof"],
         divide_support=BEAR["divide_support"],
+        # a download is held to the configured SHA-256; a local file is taken as it is
+        relation_info_sha256=BEAR["relation_info"]["sha256"] if bear_relation_info_downloaded() else None,
     script:
         "../../scripts/bear_tables.py"
 

@@ -73,6 +73,7 @@ rule lpaqa_multitoken_probe:
     output:
         predictions="results/lpaqa/multitoken/predictions/{model}.parquet",
         selection="results/lpaqa/multitoken/selection/{model}.parquet",
+        left_out="results/lpaqa/multitoken/left_out/{model}.csv",
     log:
         "logs/lpaqa/multitoken/probe/{model}.log",
     wildcard_constraints:
@@ -98,6 +99,7 @@ rule lpaqa_multitoken_tables:
     input:
         predictions=expand(rules.lpaqa_multitoken_probe.output.predictions, model=LPAQA_PROBED),
         selection=expand(rules.lpaqa_multitoken_probe.output.selection, model=LPAQA_PROBED),
+        left_out=expand(rules.lpaqa_multitoken_probe.output.left_out, model=LPAQA_PROBED),
         facts=rules.lpaqa_multitoken_facts.output.facts,
         tokens=rules.lpaqa_multitoken_facts.output.tokens,
         code=code("lpaqa_multitoken_tables"),

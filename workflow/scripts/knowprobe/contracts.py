@@ -510,7 +510,6 @@ BEAR_RELATIONS = contract(
     column("templates", pa.list_(pa.string()), "its templates, [X] the subject and [Y] the answer, in order"),
     column("answer_space_labels", pa.list_(pa.string()), "the candidate answers every instance is ranked over"),
     column("answer_space_ids", pa.list_(pa.string()), "their ids (Wikidata), aligned with the labels"),
-    column("domains", pa.list_(pa.string()), "its domains from relation_info.json (empty without it)"),
     column("metadata", pa.string(), "the metadata's other keys as a JSON object, written back on export"),
     unique=("relation",),
 )

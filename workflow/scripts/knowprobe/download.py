@@ -22,6 +22,7 @@ import os
 import shutil
 import tarfile
 import urllib.error
+import urllib.parse
 import urllib.request
 import zipfile
 from dataclasses import dataclass, field
@@ -95,6 +96,33 @@ def remote_size(url: str, timeout: float = 15.0) -> int | None:
     except (urllib.error.URLError, OSError, ValueError):
         return None
     return int(length) if length and length.isdigit() else None
+
+
+def unreachable(downloads: dict[str, str], timeout: float = 10.0) -> str | None:
+    """Whether the URL downloads a run will make (``downloads``: URL -> the config keys that give
+    a local copy instead) can be had, checked once before any job: one request to the first URL's
+    server (no retries), as the hub models are checked. One line naming the downloads and the
+    config keys for local copies, or None (a server that answers, even with an error, is the
+    download's own business)."""
+    if not downloads:
+        return None
+    url = next(iter(downloads))
+    request = urllib.request.Request(url, method="HEAD", headers={"User-Agent": "knowprobe"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout):
+            return None
+    except urllib.error.HTTPError:
+        return None
+    except (urllib.error.URLError, OSError, ValueError) as error:
+        reason = getattr(error, "reason", error)
+        host = urllib.parse.urlsplit(url).netloc
+        shown = ", ".join(sorted(downloads)[:3]) + (f" and {len(downloads) - 3} more" if len(downloads) > 3 else "")
+        keys = ", ".join(dict.fromkeys(downloads.values()))
+        return (
+            f"{host} cannot be reached ({type(reason).__name__}: {str(reason).splitlines()[0] if str(reason) else ''})"
+            f", and this run downloads {len(downloads)} file{'s' if len(downloads) > 1 else ''} ({shown}): "
+            f"give local copies instead ({keys})"
+        )
 
 
 def space_needed(planned: list[tuple[str, int | None, str]], free: int, where: str) -> str | None:
@@ -244,7 +272,47 @@ def read_lock(path: str | os.PathLike | None) -> dict:
         ) from None
     if not isinstance(data, dict) or not isinstance(data.get("files", {}), dict):
         raise KnowprobeError(f"{path}: not a knowprobe lock file (no files mapping)")
+    problem = lock_problem(data)
+    if problem:
+        raise KnowprobeError(f"{path}: {problem}; restore it, or delete that entry to record it anew")
     return {**empty, **data}
+
+
+_TEXT_FIELDS = ("sha256", "md5", "sha1", "commit", "file", "directory", "recorded", "verified_against")
+
+
+def lock_problem(data: dict) -> str | None:
+    """What is wrong with the shape of a lock file's records (each section a mapping of records,
+    each record a mapping whose digests and commit are texts and sizes whole numbers), naming the
+    entry; None where nothing is."""
+
+    def record_problem(where: str, record) -> str | None:
+        if not isinstance(record, dict):
+            return f"{where} is a {type(record).__name__} ({str(record)[:40]!r}), not a mapping"
+        for name in _TEXT_FIELDS:
+            if name in record and not isinstance(record[name], str):
+                return f"{where}: {name} is {record[name]!r}, not a text"
+        if "bytes" in record and (not isinstance(record["bytes"], int) or isinstance(record["bytes"], bool)):
+            return f"{where}: bytes is {record['bytes']!r}, not a whole number"
+        return None
+
+    for section, keyed_by in (("files", "URL"), ("models", "hub_id@revision")):
+        records = data.get(section, {})
+        if not isinstance(records, dict):
+            return f"its {section} section is a {type(records).__name__}, not a mapping of {keyed_by} to its record"
+        for key, record in records.items():
+            where = f"{section} entry {key!r}"
+            problem = record_problem(where, record)
+            if problem:
+                return problem
+            files = record.get("files", {}) if section == "models" else {}
+            if not isinstance(files, dict):
+                return f"{where}: files is a {type(files).__name__}, not a mapping of file name to its record"
+            for name, entry in files.items():
+                problem = record_problem(f"{where}, file {name!r}", entry)
+                if problem:
+                    return problem
+    return None
 
 
 @contextlib.contextmanager

@@ -179,7 +179,38 @@ def read_jsonl(path: str | os.PathLike, required: tuple[str, ...] = ()) -> Itera
             yield number, record
 
 
+QUOTED = 80  # the most characters of an input a message quotes
+
+
+def quoted(text: str, limit: int = QUOTED) -> str:
+    """An input (or a record) as a message quotes it: its repr, cut after ``limit`` characters with its length
+    said (``'a robin ...'… (1,912 characters)``), so that one long input never floods a log."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text):,} characters)"
+
+
+def left_out_line(left_out) -> str:
+    """What a probe left out for a model (a table with ``n``, ``description`` and ``example``: what
+    the model could not take, by reason), as one line for the job's log and the tables' notes."""
+    if not len(left_out):
+        return "nothing left out"
+    return "; ".join(f"{row.n:,} {row.description} (first: {row.example})" for row in left_out.itertuples())
+
+
 INVALID_UTF8 = "invalid_utf8"  # the reason of a line that is not UTF-8, in every lenient reader
+
+# The longest text (a subject, an object, an answer, a template) the importers take, in characters;
+# a longer one is refused as too long and counted. Probes read names and sentences: 100,000
+# characters are tens of thousands of tokens, beyond what a statement probe scores, and one such
+# text filled into every statement of its relation was tokenized for minutes past 3.4 GB (a 5 MB
+# answer). Texts under it that a model still cannot take are left out per model by the probes.
+MAX_TEXT_CHARACTERS = 100_000
+
+
+def too_long_text(value) -> bool:
+    """Whether ``value`` is a text longer than the importers take (``MAX_TEXT_CHARACTERS``)."""
+    return isinstance(value, str) and len(value) > MAX_TEXT_CHARACTERS
 
 
 # what a file begins with where it is compressed (or an archive), not text

@@ -40,8 +40,7 @@ def download_hub_model(
     from huggingface_hub.errors import OfflineModeIsEnabled
 
     if constants.HF_HUB_OFFLINE:
-        # the hub's own cache was filled by a download that checked it; the lock file is not read here
-        return copy_from_cache(hub_id, revision, dest, name)
+        return copy_from_cache(hub_id, revision, dest, name, checks)
     key = f"{hub_id}@{revision}"
     locked = {}
     if checks is not None and checks.checksum != "none":
@@ -152,22 +151,31 @@ def verify_hub_files(
         }
 
 
-def copy_from_cache(hub_id: str, revision: str, dest: str | Path, name: str | None = None) -> Path:
+def copy_from_cache(hub_id: str, revision: str, dest: str | Path, name: str | None = None, checks=None) -> Path:
     """With HF_HUB_OFFLINE: a hub model's files from the hub's local cache (HF_HUB_CACHE, filled by
     an earlier download where there was network) into ``dest``, the files ``download_hub_model``
-    would fetch."""
+    would fetch. With ``checks`` and a record of the model in the lock file, the cache's copy at
+    the recorded commit is taken and each file held to its recorded SHA-256, as a download is
+    (another clone or node, with the same lock file, gets the same files or one line)."""
     import fnmatch
     import shutil
 
     from huggingface_hub import snapshot_download
 
+    key = f"{hub_id}@{revision}"
+    locked = {}
+    if checks is not None and checks.checksum != "none":
+        from .download import read_lock
+
+        locked = read_lock(checks.lock)["models"].get(key) or {}
     try:
-        cached = Path(snapshot_download(hub_id, revision=revision, local_files_only=True))
+        cached = Path(snapshot_download(hub_id, revision=locked.get("commit") or revision, local_files_only=True))
     except Exception as error:  # not in the cache, or only part of it
         key = f"models.{name}.path" if name else "the model's path"
+        at = f", commit {locked['commit']} as the lock file {checks.lock} records" if locked.get("commit") else ""
         raise KnowprobeError(
-            f"model {hub_id!r} (revision {revision}) cannot be fetched: HF_HUB_OFFLINE is set and the hub's cache "
-            "has no copy "
+            f"model {hub_id!r} (revision {revision}{at}) cannot be fetched: HF_HUB_OFFLINE is set and the hub's "
+            "cache has no copy "
             f"({type(error).__name__}); fill the cache where there is network (hf download {hub_id}), "
             f"or set {key} to its directory (a local copy, save_pretrained layout) instead of hub_id"
         ) from None
@@ -182,7 +190,29 @@ def copy_from_cache(hub_id: str, revision: str, dest: str | Path, name: str | No
             (Path(dest) / relative).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(file, Path(dest) / relative)  # the cache's files are links into its blobs
     log.info("copied %s@%s from the hub's cache %s to %s", hub_id, revision, cached, dest)
+    if locked:
+        verify_cached_copy(Path(dest), key, locked, checks)
+    elif checks is not None:
+        log.warning("%s: not in the lock file %s; the hub's cache copy is taken unverified", key, checks.lock)
     return Path(dest)
+
+
+def verify_cached_copy(dest: Path, key: str, locked: dict, checks) -> None:
+    """A copy from the hub's cache held to the lock file's record of ``key``: every recorded file
+    present, each with its recorded SHA-256 (``check_digest``: a mismatch deletes it, one line)."""
+    from .download import check_digest
+
+    against = f"the lock file {checks.lock} ({key}, commit {locked.get('commit', '?')})"
+    for file, record in sorted((locked.get("files") or {}).items()):
+        path = dest / file
+        if not path.is_file():
+            raise KnowprobeError(
+                f"{path}: recorded in {against} but not in the hub's cache copy; fill the cache where there is "
+                f"network (hf download {key.split('@')[0]} --revision {locked.get('commit', '?')})"
+            )
+        if record.get("sha256"):
+            check_digest(path, "sha256", record["sha256"], against)
+    log.info("%s: the hub's cache copy verified against %s", key, against)
 
 
 def hub_problem(models: dict[str, tuple[str, str]], timeout: float = 10.0) -> str | None:

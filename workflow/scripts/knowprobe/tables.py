@@ -173,3 +173,13 @@ def html_page(title: str, caption: str, frame: pd.DataFrame, note: str = "") -> 
         + (f'<p class="note">{html.escape(note)}</p>\n' if note else "")
         + "</body></html>\n"
     )
+
+
+def left_out_note(by_model: dict[str, pd.DataFrame]) -> str:
+    """The tables' note on what each model could not take: a sentence per model that left
+    anything out after ". Left out per model ...", nothing where none did (the caption puts the
+    last full stop)."""
+    from .io import left_out_line
+
+    lines = [f"{model} left out {left_out_line(rows)}" for model, rows in by_model.items() if len(rows)]
+    return "" if not lines else ". Left out per model (it could not take them; the rest scored): " + ". ".join(lines)

@@ -18,11 +18,20 @@ import json
 import logging
 from collections import Counter
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 
 from ..download import file_digest
-from ..io import INVALID_UTF8, KnowprobeError, atomic_path, read_jsonl_lenient
+from ..io import (
+    INVALID_UTF8,
+    MAX_TEXT_CHARACTERS,
+    KnowprobeError,
+    atomic_path,
+    quoted,
+    read_jsonl_lenient,
+    too_long_text,
+)
 from ..prompts import template_problem
 
 log = logging.getLogger(__name__)
@@ -33,7 +42,6 @@ RELATION_COLUMNS = [
     "templates",
     "answer_space_labels",
     "answer_space_ids",
-    "domains",
     "metadata",
 ]
 INSTANCE_COLUMNS = ["relation", "instance", "sub_id", "sub_label", "obj_id", "obj_label", "answer_idx", "extra"]
@@ -45,22 +53,46 @@ REJECT_REASONS = {
     INVALID_UTF8: "the line is not UTF-8",
     "invalid_json": "the line is not a JSON object",
     "missing_label": "sub_label or obj_label missing or not a non-empty text",
+    "too_long": f"a sub_label or obj_label longer than {MAX_TEXT_CHARACTERS:,} characters (no model takes it)",
     "not_in_answer_space": "the object (obj_id, else obj_label) is not in the relation's answer space",
+    "answer_left_out": "the object is an answer left out of the answer space (null or too long)",
     "answer_idx_mismatch": "answer_idx names another answer than obj_id (else obj_label) does",
+    "duplicate_line": "a line repeating an earlier line of its file exactly (the first is kept)",
+    "duplicate_sub_id": "a line whose sub_id an earlier line of its file has, with another object (kept)",
     "no_file": "a relation of the metadata without its CODE.jsonl file",
     "no_metadata": "a CODE.jsonl file whose relation the metadata does not list",
     "no_answer_space": "a relation whose metadata gives no answer space (answer_space_labels and _ids)",
-    "bad_template": "a template without exactly one [X] and one [Y] (the template is left out)",
+    "null_answer": "an answer of an answer space that is null or not a non-empty text (left out of it)",
+    "too_long_answer": f"an answer longer than {MAX_TEXT_CHARACTERS:,} characters (left out of the answer space)",
+    "duplicate_answer": "a label given twice in an answer space (the first kept; objects of the second read as it)",
+    "bad_template": "a template without exactly one [X] and one [Y], or a templates value not a list (left out)",
     "no_template": "a relation left without a usable template",
 }
+# reasons counted that leave nothing out
+KEPT_REASONS = frozenset({"duplicate_sub_id"})
+REJECT_COLUMNS = ["file", "relation", "reason", "description", "n", "left_out", "first"]
 
 
 def _json(value) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def _reject(rejects: list, file: str, reason: str, n: int = 1) -> None:
-    rejects.append({"file": file, "reason": reason, "description": REJECT_REASONS[reason], "n": n})
+def _reject(rejects: list, file: str, relation: str, reason: str, first: str, n: int = 1) -> None:
+    """Count ``n`` records of ``reason``, ``first`` naming the first of them (a relation's
+    template or answer, a line); a metadata reject is logged here (lines are logged as read)."""
+    rejects.append(
+        {
+            "file": file,
+            "relation": relation,
+            "reason": reason,
+            "description": REJECT_REASONS[reason],
+            "n": n,
+            "left_out": reason not in KEPT_REASONS,
+            "first": first,
+        }
+    )
+    if file == METADATA_FILE:
+        log.warning("%s: %s: %s; %s", file, relation, first, "kept" if reason in KEPT_REASONS else "left out")
 
 
 def read_metadata(path: Path) -> dict:
@@ -77,7 +109,8 @@ def read_metadata(path: Path) -> dict:
 
 def read_relation_info(path: str | Path | None) -> dict[str, list[str]]:
     """Each relation's domains from ``relation_info.json`` (``{"P6": {"domains": [...]}}``); none
-    without a file."""
+    without a file. Only the tables read them (``bear_tables``), so that a change of domains
+    reruns the tables and not the scores."""
     if path is None:
         return {}
     try:
@@ -97,64 +130,126 @@ def read_relation_info(path: str | Path | None) -> dict[str, list[str]]:
     return domains
 
 
-def read_dataset(
-    directory: str | Path, relation_info: str | Path | None = None
-) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def read_dataset(directory: str | Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """A BEAR-format directory as ``(relations, instances, rejects)``: the relations in the
     metadata's order, their instances in file order (``instance`` the line's position among the
-    kept ones), and a table ``file, reason, description, n`` of what was left out."""
+    kept ones), and a table (``REJECT_COLUMNS``) of what was counted: per file, relation and
+    reason, how many, whether they were left out and the first of them (a relation's template or
+    answer, a line number). A directory that gives no instance at all is an error naming it."""
     directory = Path(directory)
     metadata = read_metadata(directory / METADATA_FILE)
-    domains = read_relation_info(relation_info)
     rejects: list[dict] = []
     files = {p.name.removesuffix(".jsonl"): p for p in directory.glob("*.jsonl")}
     for code in sorted(set(files) - set(metadata)):
-        _reject(rejects, files[code].name, "no_metadata")
+        _reject(rejects, files[code].name, code, "no_metadata", f"{code}.jsonl")
     relations, instances = [], []
     for code, entry in metadata.items():
         if code not in files:
-            _reject(rejects, METADATA_FILE, "no_file")
+            _reject(rejects, METADATA_FILE, code, "no_file", f"no {code}.jsonl in {directory}")
             continue
         labels, ids = entry.get("answer_space_labels"), entry.get("answer_space_ids")
         if not (isinstance(labels, list) and isinstance(ids, list) and labels and len(labels) == len(ids)):
-            _reject(rejects, METADATA_FILE, "no_answer_space")
+            _reject(rejects, METADATA_FILE, code, "no_answer_space", "answer_space_labels and _ids not two lists alike")
             continue
-        templates = [t for t in entry.get("templates") or [] if template_problem(t) is None]
-        if len(templates) < len(entry.get("templates") or []):
-            _reject(rejects, METADATA_FILE, "bad_template", len(entry.get("templates") or []) - len(templates))
+        templates = usable_templates(code, entry.get("templates"), rejects)
         if not templates:
-            _reject(rejects, METADATA_FILE, "no_template")
+            _reject(rejects, METADATA_FILE, code, "no_template", "no usable template")
             continue
-        rows, counts = read_instances(files[code], code, [str(i) for i in ids], [str(x) for x in labels])
+        space = answer_space(code, labels, ids, rejects)
+        if not space.labels:
+            _reject(rejects, METADATA_FILE, code, "no_answer_space", "no usable answer in its answer space")
+            continue
+        rows, counts, firsts = read_instances(files[code], code, space)
         for reason, n in sorted(counts.items()):
-            _reject(rejects, files[code].name, reason, n)
+            _reject(rejects, files[code].name, code, reason, firsts[reason], n)
         instances += rows
         relations.append(
             {
                 "relation": code,
                 "templates": templates,
-                "answer_space_labels": [str(x) for x in labels],
-                "answer_space_ids": [str(i) for i in ids],
-                "domains": domains.get(code, []),
+                "answer_space_labels": space.labels,
+                "answer_space_ids": space.ids,
                 "metadata": _json({k: v for k, v in entry.items() if k not in _METADATA_KEYS}),
             }
         )
-    missing = [r["relation"] for r in relations if relation_info is not None and r["relation"] not in domains]
-    if missing:
-        log.warning("%s: no domains for %d relations (%s)", relation_info, len(missing), ", ".join(missing[:5]))
+    if not instances:
+        raise KnowprobeError(
+            f"{directory}: no instance in any of its {len(files)} relation files (*.jsonl; "
+            f"{sum(r['n'] for r in rejects if r['left_out'])} records left out): no BEAR data to probe"
+        )
     log.info("%s: %d relations, %d instances", directory, len(relations), len(instances))
     return (
         pd.DataFrame(relations, columns=RELATION_COLUMNS),
         pd.DataFrame(instances, columns=INSTANCE_COLUMNS),
-        pd.DataFrame(rejects, columns=["file", "reason", "description", "n"]),
+        pd.DataFrame(rejects, columns=REJECT_COLUMNS),
     )
 
 
-def read_instances(path: Path, code: str, ids: list[str], labels: list[str]) -> tuple[list[dict], Counter]:
+def usable_templates(code: str, templates, rejects: list) -> list[str]:
+    """A relation's usable templates, each bad one counted by name (a ``templates`` value that
+    is not a list is one bad field)."""
+    if templates is None:
+        return []
+    if not isinstance(templates, list):
+        _reject(rejects, METADATA_FILE, code, "bad_template", f"templates is a {type(templates).__name__}, not a list")
+        return []
+    usable = []
+    for n, template in enumerate(templates):
+        problem = template_problem(template)
+        if problem is None and too_long_text(template):
+            problem = f"template {n + 1} is {len(template):,} characters long"
+        if problem is None:
+            usable.append(template)
+        else:
+            first = problem if isinstance(template, str) else f"template {n + 1} is {template!r}"
+            _reject(rejects, METADATA_FILE, code, "bad_template", f"template {n + 1}: {first}")
+    return usable
+
+
+class AnswerSpace(NamedTuple):
+    """A relation's usable answers, and where each of the metadata's positions went: its new
+    position, or None where the answer was left out (a label given twice maps to its first)."""
+
+    labels: list[str]
+    ids: list[str]
+    given_ids: list[str]
+    given_labels: list[str]
+    position: list[int | None]
+
+
+def answer_space(code: str, labels: list, ids: list, rejects: list) -> AnswerSpace:
+    """The answer space with null, too long and repeated labels left out, each counted by name."""
+    kept_labels, kept_ids, position, seen = [], [], [], {}
+    for n, (label, answer_id) in enumerate(zip(labels, ids)):
+        if not isinstance(label, str) or not label.strip():
+            _reject(rejects, METADATA_FILE, code, "null_answer", f"answer {n + 1} ({answer_id!r}) is {label!r}")
+            position.append(None)
+        elif too_long_text(label):
+            first = f"answer {n + 1} ({answer_id!r}) is {len(label):,} characters long: {quoted(label)}"
+            _reject(rejects, METADATA_FILE, code, "too_long_answer", first)
+            position.append(None)
+        elif label in seen:
+            first = f"answer {n + 1} ({answer_id!r}) repeats {quoted(label)}, answer {seen[label] + 1}"
+            _reject(rejects, METADATA_FILE, code, "duplicate_answer", first)
+            position.append(position[seen[label]])
+        else:
+            seen[label] = n
+            position.append(len(kept_labels))
+            kept_labels.append(label)
+            kept_ids.append(str(answer_id))
+    return AnswerSpace(kept_labels, kept_ids, [str(i) for i in ids], [str(x) for x in labels], position)
+
+
+def read_instances(path: Path, code: str, space: AnswerSpace) -> tuple[list[dict], Counter, dict[str, str]]:
     """One relation's instance lines; the answer by ``answer_idx`` where a line gives it, else by
-    ``obj_id``, else by ``obj_label`` (lm-pub-quiz joins the answer space on ``obj_id``)."""
+    ``obj_id``, else by ``obj_label`` (lm-pub-quiz joins the answer space on ``obj_id``), checked
+    against the metadata's answer space and then placed in the usable one. Also the first line of
+    each reason counted."""
+    ids, labels = space.given_ids, space.given_labels
     by_id = {i: n for n, i in reversed(list(enumerate(ids)))}
     by_label = {x: n for n, x in reversed(list(enumerate(labels)))}
+    seen_lines: set[str] = set()
+    objects_of: dict[str, str] = {}
 
     def answer(record) -> int | None:
         if "obj_id" in record:
@@ -164,6 +259,9 @@ def read_instances(path: Path, code: str, ids: list[str], labels: list[str]) -> 
     def problem(record):
         if not all(isinstance(record.get(k), str) and record[k].strip() for k in ("sub_label", "obj_label")):
             return "missing_label", REJECT_REASONS["missing_label"]
+        for key in ("sub_label", "obj_label"):
+            if too_long_text(record[key]):
+                return "too_long", f"{key} is {len(record[key]):,} characters long: {quoted(record[key])}"
         found = answer(record)
         if found is None:
             return (
@@ -176,25 +274,43 @@ def read_instances(path: Path, code: str, ids: list[str], labels: list[str]) -> 
             key, names = ("obj_id", ids) if "obj_id" in record else ("obj_label", labels)
             if not (0 <= index < len(ids) and names[index] == str(record[key])):
                 return "answer_idx_mismatch", f"answer_idx {given!r} does not name {key} {record[key]!r}"
+            found = index
+        if space.position[found] is None:
+            return "answer_left_out", f"object {ids[found]!r} is answer {found + 1}, left out of the answer space"
+        line = _json(record)
+        if line in seen_lines:
+            return "duplicate_line", f"repeats an earlier line: {quoted(line)}"
+        seen_lines.add(line)
         return None
 
     counts: Counter = Counter()
+    left_out: list = []
+    firsts: dict[str, str] = {}
     rows = []
-    for _, record in read_jsonl_lenient(path, problem, counts):
-        found = record.get("answer_idx", answer(record))
+    for number, record in read_jsonl_lenient(path, problem, counts, left_out):
+        given = record.get("answer_idx")
+        found = answer(record) if given is None else int(given)
+        sub_id = str(record.get("sub_id", ""))
+        obj = str(record.get("obj_id", record["obj_label"]))
+        if sub_id and objects_of.setdefault(sub_id, obj) != obj:
+            counts["duplicate_sub_id"] += 1
+            firsts.setdefault("duplicate_sub_id", f"line {number}: sub_id {sub_id!r}")
+            log.warning("%s:%d: sub_id %r again, with another object; kept", path, number, sub_id)
         rows.append(
             {
                 "relation": code,
                 "instance": len(rows),
-                "sub_id": str(record.get("sub_id", "")),
+                "sub_id": sub_id,
                 "sub_label": record["sub_label"],
                 "obj_id": str(record.get("obj_id", ids[found])),
                 "obj_label": record["obj_label"],
-                "answer_idx": int(found),
+                "answer_idx": int(space.position[found]),
                 "extra": _json({k: v for k, v in record.items() if k not in _INSTANCE_KEYS}),
             }
         )
-    return rows, counts
+    for number, reason, _ in left_out:
+        firsts.setdefault(reason, f"line {number}")
+    return rows, counts, firsts
 
 
 def _int(value) -> int:

@@ -60,7 +60,6 @@ def from_facts(facts: pd.DataFrame, templates: pd.DataFrame) -> tuple[pd.DataFra
                 "templates": by_relation[relation],
                 "answer_space_labels": list(space["obj_label"]),
                 "answer_space_ids": list(space["obj_id"]),
-                "domains": [],
                 "metadata": "{}",
             }
         )
@@ -136,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if Path(args.facts).is_dir():
             relations, instances, rejects = read_dataset(args.facts)
-            left_out = {f"{r.file}: {r.reason}": int(r.n) for r in rejects.itertuples()}
+            left_out = {f"{r.file}: {r.relation}: {r.reason}": int(r.n) for r in rejects.itertuples() if r.left_out}
         else:
             if not args.templates:
                 raise KnowprobeError("--templates is needed with a facts table")

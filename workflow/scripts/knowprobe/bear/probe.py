@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..scoring.recheck import Recheck, recheck_groups
+from .left_out import LEFT_OUT_COLUMNS, LEFT_OUT_REASONS, left_out_line  # noqa: F401 (the probe's names)
 
 SCORE_COLUMNS = ["model", "relation", "template", "instance", "candidate", "score"]
 
@@ -41,6 +42,54 @@ def statements(relations: pd.DataFrame, instances: pd.DataFrame, capitalize: boo
     return pd.DataFrame(
         rows, columns=["relation", "template", "instance", "candidate", "text", "answer_start", "answer_end"]
     )
+
+
+def leave_out(scorer, statements_: pd.DataFrame, instances: pd.DataFrame, conditional: bool = False):
+    """The statements this model can score, and a table (``LEFT_OUT_COLUMNS``) of the others by
+    reason, each with its first message (inputs quoted to 80 characters). A statement the model
+    cannot take is left out, so its candidate cannot be this instance's answer under this template;
+    where it is the right answer's, the whole (instance, template) is left out (counted as
+    ``gold_left_out``): no number is computed from a fact the model could not be asked. Every
+    other statement keeps its score, every other fact its number."""
+    if not len(statements_):
+        return statements_, pd.DataFrame(columns=LEFT_OUT_COLUMNS)
+    keys = statements_["answer_start"].astype(str) + ":" + statements_["answer_end"].astype(str) + ":"
+    codes, distinct = pd.factorize(keys + statements_["text"], sort=False)
+    rows = statements_.iloc[np.unique(codes, return_index=True)[1]]  # each distinct statement's first row
+    spans = list(zip(rows["answer_start"], rows["answer_end"])) if conditional else None
+    problems = scorer.statement_problems(list(rows["text"]), spans)
+    reason = np.array([p[0] if p else "" for p in problems], dtype=object)[codes]
+    bad = reason != ""
+    gold = (
+        statements_[["relation", "instance"]]
+        .merge(instances[["relation", "instance", "answer_idx"]], on=["relation", "instance"], how="left")["answer_idx"]
+        .to_numpy()
+    )
+    is_gold = statements_["candidate"].to_numpy() == gold
+    group = ["relation", "template", "instance"]
+    lost = statements_.loc[bad & is_gold, group].drop_duplicates()
+    in_lost = statements_[group].merge(lost.assign(_lost=True), on=group, how="left")["_lost"].fillna(False)
+    kept = statements_.loc[~bad & ~in_lost.to_numpy(dtype=bool)]
+    examples = {}
+    for problem in problems:
+        if problem:
+            examples.setdefault(problem[0], problem[1])
+    table = [
+        {"reason": name, "description": LEFT_OUT_REASONS[name], "n": int((reason == name).sum()), "example": example}
+        for name, example in sorted(examples.items(), key=lambda item: list(LEFT_OUT_REASONS).index(item[0]))
+    ]
+    if len(lost):
+        first_lost = lost.iloc[0]
+        table.append(
+            {
+                "reason": "gold_left_out",
+                "description": LEFT_OUT_REASONS["gold_left_out"],
+                "n": len(lost),
+                "example": f"{first_lost.relation}, template {int(first_lost.template) + 1}, "
+                f"instance {int(first_lost.instance)}",
+            }
+        )
+    return kept, pd.DataFrame(table, columns=LEFT_OUT_COLUMNS)
 
 
 def score(

@@ -8,7 +8,9 @@ import re
 
 import pandas as pd
 
+from ..tables import left_out_note as shared_left_out_note
 from . import metrics
+from .left_out import LEFT_OUT_COLUMNS
 
 
 def score_name(kind: str, pll: str, conditional: bool, start_token: str | None = None) -> str:
@@ -133,21 +135,45 @@ def relations_layout(table: pd.DataFrame, ddof: int) -> pd.DataFrame:
     return out.loc[order].reset_index(drop=True)
 
 
+def with_domains(relations: pd.DataFrame, domains: dict[str, list[str]]) -> pd.DataFrame:
+    """The relations with a ``domains`` column (relation_info.json's; empty for a relation it
+    does not list, and for all without it)."""
+    return relations.assign(domains=[list(domains.get(code, [])) for code in relations["relation"]])
+
+
+DOMAIN_COLUMNS = ["model", "domain", "template", "instances", "accuracy", "score", "ties"]
+
+
 def domains_table(
     predicted: pd.DataFrame, relations: pd.DataFrame, settings: pd.DataFrame, divide_support: bool
 ) -> pd.DataFrame:
-    """Accuracy per model, domain and template (long form)."""
+    """Accuracy per model, domain and template (long form); no rows where no relation has a
+    domain (bear.relation_info.path: null)."""
+    if not relations["domains"].map(len).any():
+        return pd.DataFrame(columns=DOMAIN_COLUMNS)
     out = metrics.by_domain(metrics.by_relation(predicted), relations, divide_support)
     out = out.merge(settings[["model", "score", "ties"]], on="model")
     out["template"] = out["template"] + 1
-    return out[["model", "domain", "template", "instances", "accuracy", "score", "ties"]]
+    return out[DOMAIN_COLUMNS]
 
 
 def domains_layout(table: pd.DataFrame, ddof: int) -> pd.DataFrame:
+    if not len(table):
+        return pd.DataFrame(columns=["domain"])
     summary = metrics.over_templates(table, ["domain", "model"], ddof)
     summary["cell"] = [plus_minus(m, s) for m, s in zip(summary["mean"], summary["sem"])]
     wide = summary.pivot_table(index="domain", columns="model", values="cell", aggfunc="first", sort=True)
     return wide.reset_index().rename_axis(columns=None)
+
+
+def left_out_note(models: pd.DataFrame) -> str:
+    """The tables' note on what each model could not take (``probe.leave_out``, in the model's
+    record's ``left_out``)."""
+    by_model = {}
+    for row in models.to_dict("records"):
+        records = row.get("left_out")
+        by_model[row["model"]] = pd.DataFrame(records if isinstance(records, list) else [], columns=LEFT_OUT_COLUMNS)
+    return shared_left_out_note(by_model)
 
 
 def headlines(table: pd.DataFrame) -> list[str]:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..contracts import FACTS
-from ..io import KnowprobeError, read_jsonl
+from ..io import MAX_TEXT_CHARACTERS, KnowprobeError, quoted, read_jsonl, too_long_text
 from ..prompts import check_template, prompt_table
 
 log = logging.getLogger(__name__)
@@ -99,7 +99,7 @@ def read_trex(data_dir: str | Path, relations: pd.DataFrame, selected: list[str]
         log.info("%d relations of relations.jsonl have no T-REx file: %s", len(missing), ", ".join(missing))
     if not frames:
         raise KnowprobeError(f"{trex_dir}: no T-REx relation files for the selected relations")
-    facts = drop_repeated_ids(pd.concat(frames, ignore_index=True), trex_dir)
+    facts = drop_too_long(drop_repeated_ids(pd.concat(frames, ignore_index=True), trex_dir), trex_dir)
     log.info("T-REx: %d facts in %d relations", len(facts), facts["relation"].nunique())
     return facts
 
@@ -128,9 +128,28 @@ def read_google_re(data_dir: str | Path) -> pd.DataFrame:
                 }
             )
         frames.append(pd.DataFrame(rows, columns=FACTS.columns))
-    facts = drop_repeated_ids(pd.concat(frames, ignore_index=True), google_dir)
+    facts = drop_too_long(drop_repeated_ids(pd.concat(frames, ignore_index=True), google_dir), google_dir)
     log.info("Google-RE: %d facts in %d relations", len(facts), facts["relation"].nunique())
     return facts
+
+
+def drop_too_long(facts: pd.DataFrame, where: Path) -> pd.DataFrame:
+    """The facts less those whose subject or object is longer than any model takes
+    (``io.MAX_TEXT_CHARACTERS``): counted and logged, the first quoted, left out."""
+    long = facts["sub_label"].map(too_long_text) | facts["obj_label"].map(too_long_text)
+    if long.any():
+        first = facts.loc[long].iloc[0]
+        text = first["sub_label"] if too_long_text(first["sub_label"]) else first["obj_label"]
+        log.warning(
+            "%s: %d facts have a label longer than %s characters and are left out (too_long), first %s %s: %s",
+            where,
+            int(long.sum()),
+            f"{MAX_TEXT_CHARACTERS:,}",
+            first["relation"],
+            first["fact_id"],
+            quoted(text),
+        )
+    return facts[~long].reset_index(drop=True)
 
 
 def drop_repeated_ids(facts: pd.DataFrame, where: Path) -> pd.DataFrame:

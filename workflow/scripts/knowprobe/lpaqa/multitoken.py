@@ -19,7 +19,15 @@ import pandas as pd
 
 from ..config import schema_defaults
 from ..contracts import MULTITOKEN_FACTS, OBJECT_TOKENS
-from ..io import INVALID_UTF8, KnowprobeError, lenient, read_jsonl_lenient
+from ..io import (
+    INVALID_UTF8,
+    MAX_TEXT_CHARACTERS,
+    KnowprobeError,
+    lenient,
+    quoted,
+    read_jsonl_lenient,
+    too_long_text,
+)
 from ..vocab import word_initial_ids
 from . import trex_train
 
@@ -98,6 +106,7 @@ XFACTR_DROP_REASONS = {
     INVALID_UTF8: "the line is not UTF-8",
     "invalid_json": "a line that is not a JSON object",
     "missing_field": "a fact without sub_uri, sub_label, obj_uri or obj_label",
+    "too_long": f"a sub_label or obj_label longer than {MAX_TEXT_CHARACTERS:,} characters (no model takes it)",
     "not_a_lama_relation": "a relation of X-FACTR that LAMA's T-REx test set lacks (no prompts ask it)",
     "duplicate": "the same (subject, object) pair again in the relation's file",
     "not_sampled": "beyond the per-relation sample size",
@@ -129,6 +138,9 @@ def read_xfactr(
     def problem(record):
         if any(not isinstance(record.get(key), str) or not record[key].strip() for key in _FACT_KEYS):
             return "missing_field", "lacks one of " + ", ".join(_FACT_KEYS)
+        for key in ("sub_label", "obj_label"):
+            if too_long_text(record[key]):
+                return "too_long", f"{key} is {len(record[key]):,} characters long: {quoted(record[key])}"
         return None
 
     for path in files:

@@ -34,7 +34,7 @@ import pandas as pd
 from ..answers import matches_exact, matches_substring
 from ..config import schema_defaults
 from ..contracts import MULTITOKEN_PREDICTIONS, MULTITOKEN_SELECTION
-from ..io import KnowprobeError
+from ..io import KnowprobeError, left_out_line, quoted
 from ..prompts import OBJECT, SUBJECT
 from ..scoring import causal_generate, masked_decode, masked_decode_jointly, mlama_scores
 from ..scoring.decoding import METHODS as OPEN  # open decoding at masks: masked_decode's methods
@@ -255,6 +255,84 @@ def select(train: pd.DataFrame, prompt_sets: dict[str, pd.DataFrame]) -> pd.Data
     return pd.DataFrame(rows, columns=MULTITOKEN_SELECTION.columns)
 
 
+LEFT_OUT_COLUMNS = ["what", "reason", "description", "n", "example"]
+# what a model cannot take, left out of its run and counted (``leave_out``)
+LEFT_OUT_WHAT = {
+    "template": "templates holding the masked model's own mask token",
+    "fact": "facts whose subject or gold object the model cannot take under one of their templates",
+    "candidate": "candidates (C_r) whose statement the model cannot take with one of the relation's facts",
+}
+
+
+def leave_out(
+    scorer, facts: pd.DataFrame, templates: pd.DataFrame, sets: dict[str, list[str]], methods, settings: AskSettings
+) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, list[str]], pd.DataFrame]:
+    """What this model cannot take, left out of its run: a template holding the masked model's
+    own mask token (``mask_token``); a fact whose statement with its gold object is one the model
+    cannot score under one of its templates (``statement_problems``: ``too_long``, ``no_tokens``,
+    ``mask_token``), or whose prompt is too long with open decoding's masks or generation's new
+    tokens (``too_long``); a candidate of C_r whose statement with one of the relation's kept facts
+    is one the model cannot score. Returns the facts, templates and sets kept and a table
+    (``LEFT_OUT_COLUMNS``) counting the rest, each reason with its first message (quoted to 80
+    characters). Every other fact and candidate is asked as before."""
+    rows: list[dict] = []
+
+    def count(what: str, reason: str, message: str) -> None:
+        for row in rows:
+            if row["what"] == what and row["reason"] == reason:
+                row["n"] += 1
+                return
+        description = f"{LEFT_OUT_WHAT[what]} ({reason})"
+        rows.append({"what": what, "reason": reason, "description": description, "n": 1, "example": message})
+
+    mask = scorer.tokenizer.mask_token if scorer.kind == "masked" else None
+    if mask:
+        bad = templates["template"].str.contains(mask, regex=False)
+        for relation, template in zip(templates.loc[bad, "relation"], templates.loc[bad, "template"]):
+            count("template", "mask_token", f"{relation}: {quoted(template)} holds {mask!r}")
+        templates = templates.loc[~bad]
+    by_relation = {r: list(dict.fromkeys(g)) for r, g in templates.groupby("relation", sort=False)["template"]}
+    # facts: the gold statement under each of their relation's templates
+    pairs = [(f, t) for f, r in enumerate(facts["relation"]) for t in by_relation.get(r, [])]
+    subjects, objects = facts["sub_label"].tolist(), facts["obj_label"].tolist()
+    problems = scorer.statement_problems([fill_statement(t, subjects[f], objects[f]).text for f, t in pairs])
+    if mask and any(m in OPEN for m in methods):  # open decoding: the prompt with M masks
+        texts = [with_subject(t, subjects[f]).replace(OBJECT, " ".join([mask] * settings.max_masks)) for f, t in pairs]
+        problems = longer(problems, texts, scorer.input_lengths(texts), scorer.length_limit, "")
+    if scorer.kind == "causal" and "generate" in methods:  # generation: the prefix and its new tokens
+        texts = [next_token_prefix(t, subjects[f]) for f, t in pairs]
+        lengths = scorer.input_lengths(texts) + settings.max_new_tokens
+        problems = longer(problems, texts, lengths, scorer.length_limit, f" with {settings.max_new_tokens} new tokens")
+    out = set()
+    for (f, _), problem in zip(pairs, problems):
+        if problem and f not in out:
+            out.add(f)
+            count("fact", problem[0], f"{facts['fact_id'].iat[f]}: {problem[1]}")
+    kept = facts.iloc[[f for f in range(len(facts)) if f not in out]]
+    # candidates: each one's statements with the relation's kept facts under its templates
+    kept_sets = {}
+    for relation, candidates in sets.items():
+        part = kept.loc[kept["relation"] == relation, "sub_label"].tolist()
+        grid = [(c, t, s) for c in candidates for t in by_relation.get(relation, []) for s in part]
+        found = scorer.statement_problems([fill_statement(t, s, c).text for c, t, s in grid])
+        bad_candidates = {}
+        for (c, _, _), problem in zip(grid, found):
+            if problem:
+                bad_candidates.setdefault(c, problem)
+        for problem in bad_candidates.values():
+            count("candidate", problem[0], f"{relation}: {problem[1]}")
+        kept_sets[relation] = [c for c in candidates if c not in bad_candidates]
+    return kept, templates, kept_sets, pd.DataFrame(rows, columns=LEFT_OUT_COLUMNS)
+
+
+def longer(problems: list, texts: list[str], lengths, limit: int, what: str) -> list:
+    """``problems`` with ``too_long`` added where a text's ``lengths`` pass ``limit``."""
+    return [
+        problem or (("too_long", f"{quoted(text)}{what} is longer than the model takes") if length > limit else None)
+        for problem, text, length in zip(problems, texts, lengths)
+    ]
+
+
 def probe(
     facts: pd.DataFrame,
     tokens: pd.DataFrame,
@@ -267,13 +345,25 @@ def probe(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Ask the multi-token facts every way in ``methods`` (``multitoken_predictions``: the train
     half with every template of the sets, the test half with each set's Top-1 templates) and the
-    Top-1 choices (``multitoken_selection``). ``tokens``: the facts' object token counts of this
+    Top-1 choices (``multitoken_selection``), and what the model could not take, left out and
+    counted (``leave_out``). ``tokens``: the facts' object token counts of this
     model (``object_tokens``' rows of the model)."""
     settings = settings or AskSettings()
     methods = check_methods(methods, scorer.kind)
+    # the split and the candidate sets of all facts, whatever this model leaves out, so that every
+    # model is asked the same halves
     train, test = split(facts, train_share, seed)
     sets = candidate_sets(facts)
     templates = pd.concat([set_templates(p) for p in prompt_sets.values()], ignore_index=True)
+    kept, templates, sets, left_out = leave_out(scorer, facts, templates, sets, methods, settings)
+    if len(left_out):
+        log.warning("left out %s", left_out_line(left_out))
+        asked = set(kept["fact_id"])
+        train, test = train[train["fact_id"].isin(asked)], test[test["fact_id"].isin(asked)]
+        usable = set(zip(templates["relation"], templates["template"]))
+        prompt_sets = {
+            name: p[[key in usable for key in zip(p["relation"], p["template"])]] for name, p in prompt_sets.items()
+        }
     count_of = dict(zip(tokens["fact_id"], tokens["obj_tokens"]))
     log.info(
         "%d facts of %d relations (%d train, %d test), %d distinct templates in %d prompt sets; methods %s",
@@ -321,4 +411,4 @@ def probe(
     missing = predictions["obj_tokens"].isna()
     if missing.any():
         raise KnowprobeError(f"{int(missing.sum())} rows' facts have no token count for this model (object_tokens)")
-    return predictions[MULTITOKEN_PREDICTIONS.columns], selection
+    return predictions[MULTITOKEN_PREDICTIONS.columns], selection, left_out

@@ -28,6 +28,7 @@ from .runtime import (
     SlotScores,
     as_targets,
     candidate_scores,
+    check_spans,
     distinct_statements,
     empty_candidate_scores,
     overlaps,
@@ -274,6 +275,31 @@ class CausalLM(ModelRunner):
         else:
             totals = self.packed_logprobs(prefix_tree_rows(ids, scored, width, self.pad_id, share_prefixes))
         return self.finite(totals, "statement log-likelihoods")[index]
+
+    def statement_problems(
+        self, statements: list[str], answer_spans: list[tuple[int, int]] | None = None
+    ) -> list[tuple[str, str] | None]:
+        """Why ``statement_logprob`` cannot score each statement with this model, as ``(reason,
+        message)``, or None where it can: ``too_long`` (with the start token), ``no_tokens``
+        (nothing of the answer, or of the statement, is a token of its own). Tokenization only,
+        so that a study leaves such statements out per model and scores the rest."""
+        statements = list(statements)
+        spans = check_spans(statements, answer_spans)
+        start = self.statement_start
+        encoding = self.tokenizer(statements, add_special_tokens=False, return_offsets_mapping=True)
+        out: list[tuple[str, str] | None] = []
+        for i, offsets in enumerate(encoding["offset_mapping"]):
+            too_long = self.length_problem(len(start) + len(offsets), statements[i])
+            begin, end = spans[i]
+            if too_long:
+                out.append(("too_long", too_long))
+            # a token is scored where something precedes it (the start token, or an earlier token)
+            elif not any(overlaps(span, begin, end) for p, span in enumerate(offsets) if p + len(start) >= 1):
+                what = "statement" if answer_spans is None else f"answer {quoted(statements[i][begin:end])} of"
+                out.append(("no_tokens", f"{what} {quoted(statements[i])} has no tokens to score"))
+            else:
+                out.append(None)
+        return out
 
     def padded_logprobs(self, ids: list[list[int]], scored: list[int]) -> np.ndarray:
         """Each text's log-prob of its tokens from ``scored[i]`` on, every text run in padded,

@@ -27,6 +27,7 @@ from .runtime import (
     CandidateScores,
     ModelRunner,
     SlotScores,
+    check_spans,
     distinct_statements,
     overlaps,
     quoted,
@@ -275,6 +276,38 @@ class MaskedLM(ModelRunner):
                 out.append(("no_tokens", message))
             else:
                 out.append(None)
+        return out
+
+    def statement_problems(
+        self, statements: list[str], answer_spans: list[tuple[int, int]] | None = None
+    ) -> list[tuple[str, str] | None]:
+        """Why ``statement_logprob`` cannot score each statement with this model, as ``(reason,
+        message)``, or None where it can: ``mask_token`` (the text holds this tokenizer's mask
+        token, which the model would read as a slot, not as the text), ``too_long``, ``no_tokens``
+        (nothing of the answer, or of the statement, is a token of its own: a zero-width space).
+        Tokenization only, so that a study leaves such statements out per model and scores the
+        rest."""
+        statements = list(statements)
+        spans = check_spans(statements, answer_spans)
+        mask = self.tokenizer.mask_token
+        out: list[tuple[str, str] | None] = [None] * len(statements)
+        for i, text in enumerate(statements):
+            if mask and mask in text:
+                out[i] = ("mask_token", f"{quoted(text)} holds the model's mask token {mask!r}")
+        rest = [i for i, problem in enumerate(out) if problem is None]
+        encoding = self.tokenizer([statements[i] for i in rest], add_special_tokens=True, return_offsets_mapping=True)
+        for row, i in enumerate(rest):
+            too_long = self.length_problem(len(encoding["input_ids"][row]), statements[i])
+            if too_long:
+                out[i] = ("too_long", too_long)
+                continue
+            begin, end = spans[i]
+            own = self.own_tokens(encoding, row)
+            offsets = encoding["offset_mapping"][row]
+            scored = (own[p] and (answer_spans is None or overlaps(span, begin, end)) for p, span in enumerate(offsets))
+            if not any(scored):
+                what = "statement" if answer_spans is None else f"answer {quoted(statements[i][begin:end])} of"
+                out[i] = ("no_tokens", f"{what} {quoted(statements[i])} has no tokens to score")
         return out
 
     def span_logprob(

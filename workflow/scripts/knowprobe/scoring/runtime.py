@@ -20,21 +20,11 @@ import torch
 
 from ..config import schema_defaults
 from ..devices import is_out_of_memory
-from ..io import KnowprobeError, progress
+from ..io import QUOTED, KnowprobeError, progress, quoted  # noqa: F401 (quoted: the scorers' name for it)
 
 log = logging.getLogger(__name__)
 
 _DEFAULTS = schema_defaults("scoring")
-
-QUOTED = 80  # the most characters of an input a message quotes
-
-
-def quoted(text: str, limit: int = QUOTED) -> str:
-    """An input as a message quotes it: its repr, cut after ``limit`` characters with its length
-    said (``'a robin ...'… (1,912 characters)``), so that one long input never floods a log."""
-    if len(text) <= limit:
-        return repr(text)
-    return f"{text[:limit]!r}… ({len(text):,} characters)"
 
 
 @dataclass(frozen=True)
