@@ -18,6 +18,7 @@ from knowprobe import provenance
 from knowprobe.config import clip, quote
 from knowprobe.config import validate as validate_config
 from knowprobe.io import KnowprobeError
+from knowprobe.interrupt import exit_as_interrupted
 
 try:
     validate_config(config)
