@@ -66,6 +66,33 @@ def summary(per_relation: pd.DataFrame) -> pd.DataFrame:
     return frame.sort_values(["model", "_order", "method"], kind="stable").drop(columns="_order").reset_index(drop=True)
 
 
+def headlines(baseline: pd.DataFrame) -> list[str]:
+    """The report's landing-page line per model from the baseline table (a run without T-REx-train,
+    which has no prompt selection and so no intervals): the manual prompts' micro P@1 on each test
+    set beside Majority's, over how many relations and facts."""
+    lines = []
+    for model, rows in baseline.groupby("model", sort=False):
+        manual, majority = rows[rows["method"] == "Man"], rows[rows["method"] == "Majority"]
+        if manual.empty:
+            continue
+        cells = []
+        for column in [c for c in baseline.columns if c.endswith(" micro")]:
+            name = column[: -len(" micro")]
+            if pd.isna(manual[column].iloc[0]):
+                continue
+            relations, facts = int(manual[f"{name} relations"].iloc[0]), int(manual[f"{name} facts"].iloc[0])
+            against = f"Majority {majority[column].iloc[0]:.1f}; " if not majority.empty else ""
+            cells.append(
+                f"{manual[column].iloc[0]:.1f} on {name} ({against}{relations} relation{'s' * (relations != 1)}, "
+                f"{facts} facts)"
+            )
+        lines.append(
+            f"{model}: manual prompts {', '.join(cells)}, micro P@1 (%); no interval (intervals come with the "
+            "prompt selection, which needs T-REx-train)"
+        )
+    return lines
+
+
 def score_columns(frame: pd.DataFrame) -> list[str]:
     return [c for c in frame.columns if c.endswith((" micro", " macro"))]
 
