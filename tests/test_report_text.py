@@ -11,6 +11,7 @@ import pytest
 import yaml
 from docutils.core import publish_parts
 from jinja2 import Environment
+
 from knowprobe import config as knowprobe_config
 from knowprobe import landing
 
