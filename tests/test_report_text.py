@@ -5,6 +5,7 @@ it belongs to: only its studies, with its settings and the kinds of models each 
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -96,3 +97,23 @@ def test_a_headline_link_names_its_study_once():
     assert landing.link_label("BEAR", "the BEAR score with 95% intervals") == "The BEAR score with 95% intervals"
     assert landing.link_label("LPAQA", "P@1 with 95% intervals") == "LPAQA P@1 with 95% intervals"
     assert landing.link_label("S-TEST", "Table \u20072") == "S-TEST Table 2"
+
+
+def test_the_screenshots_show_the_categories_the_report_has(tmp_path):
+    """Issue 55: `python -m tests.report_screenshots` shot the demo's category names, and on a
+    BEAR-only report wrote four copies of the landing page."""
+    import report_screenshots
+
+    report = tmp_path / "report.html"
+    categories = {"BEAR": {"Results": ["results/bear/tables/accuracy.html", "results/bear/figures/relations.png"]}}
+    report.write_text(f"<script>\n    var categories = {json.dumps(categories)};\n    </script>\n")
+    assert report_screenshots.shown(report) == (
+        ["BEAR"],
+        ["results/bear/tables/accuracy.html", "results/bear/figures/relations.png"],
+    )
+    assert set(report_screenshots.views(*report_screenshots.shown(report))) == {
+        "landing",
+        "category-BEAR",
+        "result-accuracy.html",
+        "result-relations.png",
+    }

@@ -399,6 +399,9 @@ def test_a_one_study_report_has_no_error_and_describes_that_study_alone(demo):
         assert other not in landing, other
     assert "tiny-demo-bert: BEAR score " in landing
     assert ">The BEAR score with 95% intervals<" in landing and "BEAR the BEAR" not in landing
+    import report_screenshots
+
+    assert report_screenshots.shown(demo / "bear-only.html")[0] == ["BEAR"]  # its one category, shot once
 
 
 def test_captions_quote_the_paper_and_state_this_runs_numbers(demo):
