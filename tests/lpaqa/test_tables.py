@@ -135,3 +135,13 @@ def test_each_row_says_the_facts_and_the_candidate_set_it_is_over():
     assert tables.shown_columns(summary)[:4] == ["T-REx micro", "T-REx macro", "T-REx facts", "T-REx candidates"]
     markdown = render.to_markdown(summary, ["model", "method", *tables.shown_columns(summary)])
     assert "| m | Majority | " in markdown and " | 6 | – |" in markdown  # Majority: no candidate set
+
+
+def test_the_baseline_heads_the_report_where_no_interval_could_be_computed():
+    """Issue 55: a run without T-REx-train has no interval table, and its report's landing page
+    had no number: the baseline's headline gives the manual prompts beside Majority, over what."""
+    rows = per_relation()
+    rows["candidates"] = tables.candidate_set_sizes(rows, {"m": ("m", "mask")}, {"m": 30})
+    [line] = tables.headlines(tables.summary(rows))
+    assert line.startswith("m: manual prompts 75.0 on T-REx (Majority ")
+    assert "(Majority " in line and "2 relations, 6 facts, 30 candidates)" in line and "no interval" in line

@@ -136,9 +136,11 @@ def headlines(baseline: pd.DataFrame) -> list[str]:
                 continue
             relations, facts = int(manual[f"{name} relations"].iloc[0]), int(manual[f"{name} facts"].iloc[0])
             against = f"Majority {majority[column].iloc[0]:.1f}; " if not majority.empty else ""
+            size = manual[f"{name} candidates"].iloc[0] if f"{name} candidates" in manual else None
+            among = f", {int(size):,} candidates" if size is not None and pd.notna(size) else ""
             cells.append(
                 f"{manual[column].iloc[0]:.1f} on {name} ({against}{relations} relation{'s' * (relations != 1)}, "
-                f"{facts} facts)"
+                f"{facts} facts{among})"
             )
         lines.append(
             f"{model}: manual prompts {', '.join(cells)}, micro P@1 (%); no interval (intervals come with the "
