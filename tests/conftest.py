@@ -376,19 +376,20 @@ class SharedDemo:
     def stop(self, timeout: float = 60) -> bool:
         """Take the run down, whichever process of the session started it (the session was
         interrupted): its process group, from the pid it left; whether one was running."""
-        if self.done.exists() or self.failed.exists() or not self.running():
-            return False  # it ended (its leader may be a zombie its parent has not reaped yet)
-        group = int((self.root / "demo.pid").read_text())
-        try:  # another process of the session may take it down at the same time
-            os.killpg(group, signal.SIGINT)  # Snakemake's own Ctrl-C: it ends its jobs
-            deadline = time.time() + timeout
-            while self.running() and time.time() < deadline:
-                time.sleep(0.2)
-            if self.running():
-                os.killpg(group, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        return True
+        with self.lock():  # one process of the session takes it down, the others find it gone
+            if self.done.exists() or self.failed.exists() or not self.running():
+                return False  # it ended (its leader may be a zombie its parent has not reaped yet)
+            group = int((self.root / "demo.pid").read_text())
+            try:
+                os.killpg(group, signal.SIGINT)  # Snakemake's own Ctrl-C: it ends its jobs
+                deadline = time.time() + timeout
+                while self.running() and time.time() < deadline:
+                    time.sleep(0.2)
+                if self.running():
+                    os.killpg(group, signal.SIGKILL)
+            except ProcessLookupError:  # it ended meanwhile
+                pass
+            return True
 
 
 def reads_demo(item) -> bool:
