@@ -53,7 +53,7 @@ with rule_logging(snakemake.log[0]) as log:
         model: len(pd.read_parquet(path)) for model, path in zip(snakemake.params.models, snakemake.input.vocab)
     }
     extent = (
-        " facts: the T-REx test facts the row is over; candidates: the size of the candidate set each"
+        " Facts: the T-REx test facts the row is over; candidates: the size of the candidate set each"
         " fact is ranked in (the model's candidate vocabulary; Majority ranks none)."
     )
     facts = {

@@ -83,8 +83,9 @@ def candidate_set_sizes(
 
 
 def whole_candidates(frame: pd.DataFrame) -> pd.DataFrame:
-    """A summary's candidate columns as whole numbers (missing where a row ranks nothing)."""
-    for column in [c for c in frame.columns if c.endswith(" candidates")]:
+    """A summary's counts as whole numbers, missing where a row has none (a row ranks nothing, or
+    a dataset only some runs have, such as T-REx-UHN): 322 facts, not 322.0."""
+    for column in [c for c in frame.columns if c.endswith((" candidates", " facts", " relations"))]:
         frame[column] = frame[column].round().astype("Int64")
     return frame
 
