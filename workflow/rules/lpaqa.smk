@@ -39,14 +39,15 @@ localrules:
 STUDY_OUTPUTS["lpaqa"] = lpaqa_outputs
 STUDY_MODEL_NAMES["lpaqa"] = LPAQA_PROBED
 # the intervals where the run selects prompts (they are computed over its results), else the
-# manual prompts' baseline: a run without T-REx-train has no interval, and its numbers still head the report
+# manual prompts' baseline: a run without T-REx-train has no interval, and its numbers still head
+# the report
 STUDY_HEADLINES["lpaqa"] = [
-    ("results/lpaqa/tables/baseline.csv", "results/lpaqa/tables/baseline.html", "knowprobe.lpaqa.tables")
-]
-if LPAQA["trex_train"]["source"] != "none":
-    STUDY_HEADLINES["lpaqa"].insert(
-        0, ("results/lpaqa/tables/intervals.csv", "results/lpaqa/tables/intervals.html", "knowprobe.lpaqa.intervals")
+    (
+        ("results/lpaqa/tables/intervals.csv", "results/lpaqa/tables/intervals.html", "knowprobe.lpaqa.intervals")
+        if LPAQA["trex_train"]["source"] != "none"
+        else ("results/lpaqa/tables/baseline.csv", "results/lpaqa/tables/baseline.html", "knowprobe.lpaqa.tables")
     )
+]
 DEMO_CORPORA["lpaqa"] = rules.lpaqa_demo_corpus.output
 
 

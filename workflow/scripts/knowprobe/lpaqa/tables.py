@@ -122,30 +122,24 @@ def summary(per_relation: pd.DataFrame) -> pd.DataFrame:
 
 
 def headlines(baseline: pd.DataFrame) -> list[str]:
-    """The report's landing-page line per model from the baseline table (a run without T-REx-train,
-    which has no prompt selection and so no intervals): the manual prompts' micro P@1 on each test
-    set beside Majority's, over how many relations and facts."""
+    """The report's landing-page line per run from the baseline table, for a run without
+    T-REx-train (it selects no prompts, so has no interval): the manual prompts' micro P@1 on the
+    first test set (T-REx) beside Majority's, over how many facts and candidates; one short line,
+    as the headlines share the first screen."""
     lines = []
+    micro = [c for c in baseline.columns if c.endswith(" micro")]
     for model, rows in baseline.groupby("model", sort=False):
         manual, majority = rows[rows["method"] == "Man"], rows[rows["method"] == "Majority"]
-        if manual.empty:
+        column = next((c for c in micro if not manual.empty and pd.notna(manual[c].iloc[0])), None)
+        if column is None:
             continue
-        cells = []
-        for column in [c for c in baseline.columns if c.endswith(" micro")]:
-            name = column[: -len(" micro")]
-            if pd.isna(manual[column].iloc[0]):
-                continue
-            relations, facts = int(manual[f"{name} relations"].iloc[0]), int(manual[f"{name} facts"].iloc[0])
-            against = f"Majority {majority[column].iloc[0]:.1f}; " if not majority.empty else ""
-            size = manual[f"{name} candidates"].iloc[0] if f"{name} candidates" in manual else None
-            among = f", {int(size):,} candidates" if size is not None and pd.notna(size) else ""
-            cells.append(
-                f"{manual[column].iloc[0]:.1f} on {name} ({against}{relations} relation{'s' * (relations != 1)}, "
-                f"{facts} facts{among})"
-            )
+        name = column[: -len(" micro")]
+        against = f" (Majority {majority[column].iloc[0]:.1f})" if not majority.empty else ""
+        size = manual[f"{name} candidates"].iloc[0] if f"{name} candidates" in manual else None
+        among = f", {int(size):,} candidates" if size is not None and pd.notna(size) else ""
         lines.append(
-            f"{model}: manual prompts {', '.join(cells)}, micro P@1 (%); no interval (intervals come with the "
-            "prompt selection, which needs T-REx-train)"
+            f"{model}: manual prompts {manual[column].iloc[0]:.1f}{against}, micro P@1 (%) over "
+            f"{int(manual[f'{name} facts'].iloc[0])} {name} facts{among}; no interval"
         )
     return lines
 
