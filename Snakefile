@@ -116,6 +116,8 @@ if is_plain_dry_run():
     print_cost_once_planned()
 
 
-# a job the scheduler killed for its memory or time limit: one line naming the rule and the limit
+# a job the scheduler killed for its memory or time limit: one line naming the rule and the limit;
+# a run stopped by Ctrl-C exits with status 130, as Unix tools do (knowprobe.interrupt)
 onerror:
     print_limit_kills(log)
+    exit_as_interrupted(log)

@@ -361,9 +361,11 @@ class SharedDemo:
     """The session's demo run: a folder beside the workers' own temporary folders (the session's
     base folder without xdist), a lock, and markers of how the run ended."""
 
-    def __init__(self, config):
-        base = Path(config._tmp_path_factory.getbasetemp())
-        self.root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    def __init__(self, config=None, root: Path | None = None):
+        if root is None:
+            base = Path(config._tmp_path_factory.getbasetemp())
+            root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+        self.root = root
         self.project = self.root / "demo"
         self.done, self.failed = self.root / "demo.done", self.root / "demo.failed"
         self.process: subprocess.Popen | None = None
@@ -393,8 +395,10 @@ class SharedDemo:
             (self.root / "demo.pid").write_text(str(self.process.pid))
 
     def running(self) -> bool:
+        if self.process is not None:
+            self.process.poll()  # a child that ended is reaped, not left a zombie that kill() finds
         try:
-            os.kill(int((self.root / "demo.pid").read_text()), 0)
+            os.killpg(int((self.root / "demo.pid").read_text()), 0)
         except (OSError, ValueError):
             return False
         return True
@@ -410,14 +414,23 @@ class SharedDemo:
             raise AssertionError(f"the shared demo run failed:\n{log[-6000:]}")
         return self.project
 
-    def stop(self) -> None:
-        """Take the run down (this worker started it and the session was interrupted)."""
-        if self.process is not None and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGINT)  # Snakemake's own Ctrl-C: it ends its jobs
+    def stop(self, timeout: float = 60) -> bool:
+        """Take the run down, whichever process of the session started it (the session was
+        interrupted): its process group, from the pid it left; whether one was running."""
+        with self.lock():  # one process of the session takes it down, the others find it gone
+            if self.done.exists() or self.failed.exists() or not self.running():
+                return False  # it ended (its leader may be a zombie its parent has not reaped yet)
+            group = int((self.root / "demo.pid").read_text())
             try:
-                self.process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
+                os.killpg(group, signal.SIGINT)  # Snakemake's own Ctrl-C: it ends its jobs
+                deadline = time.time() + timeout
+                while self.running() and time.time() < deadline:
+                    time.sleep(0.2)
+                if self.running():
+                    os.killpg(group, signal.SIGKILL)
+            except ProcessLookupError:  # it ended meanwhile
+                pass
+            return True
 
 
 def reads_demo(item) -> bool:
@@ -442,7 +455,8 @@ def pytest_collection_modifyitems(session, config, items):
         return item.path in files_reading, LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
 
     items.sort(key=place)
-    if files_reading and not os.environ.get("KNOWPROBE_TEST_DEMO"):
+    # `pytest --co` lists the tests and runs none: no demo run for it
+    if files_reading and not os.environ.get("KNOWPROBE_TEST_DEMO") and not config.option.collectonly:
         config.knowprobe_demo = SharedDemo(config)
         config.knowprobe_demo.start()
         # the demo is what the last tests wait for: its jobs go first, the tests (and their own
@@ -451,11 +465,16 @@ def pytest_collection_modifyitems(session, config, items):
 
 
 def pytest_sessionfinish(session, exitstatus):
-    """An interrupted session takes the run it started down. Otherwise the run is left to end:
-    under xdist a worker whose tests are done leaves while another may still wait for it."""
-    shared = getattr(session.config, "knowprobe_demo", None)
-    if shared is not None and exitstatus == pytest.ExitCode.INTERRUPTED:
-        shared.stop()
+    """An interrupted session (Ctrl-C of ./knowprobe.sh test) takes the demo run down: the run is
+    in a session of its own, which the terminal's Ctrl-C does not reach, and under xdist the
+    worker that started it may be gone first, so every process of the session stops it from the
+    pid it left, the controller included. Otherwise the run is left to end: under xdist a worker
+    whose tests are done leaves while another may still wait for it."""
+    if exitstatus != pytest.ExitCode.INTERRUPTED or os.environ.get("KNOWPROBE_TEST_DEMO"):
+        return
+    shared = getattr(session.config, "knowprobe_demo", None) or SharedDemo(session.config)
+    if shared.stop():
+        print(f"\nknowprobe: the interrupted session stopped its shared demo run ({shared.project})", file=sys.stderr)
 
 
 @pytest.fixture(scope="session")

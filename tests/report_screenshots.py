@@ -1,5 +1,6 @@
 """Screenshots of the HTML report in a real browser (headless Chromium), one per page: the landing
-page, each study's category, and a table and a figure shown in place.
+page, each category the report has (its studies', "Shared data" where it has one), and its first
+table and first figure shown in place.
 
     python -m tests.report_screenshots report.html screenshots/     # Chromium: apt-get install chromium
 
@@ -104,6 +105,24 @@ FRAME_WIDTH = "document.querySelector('iframe') ? document.querySelector('iframe
 OVERFLOW = "({content: document.documentElement.scrollWidth, window: window.innerWidth})"
 
 
+def contents(report: Path) -> dict[str, dict[str, list[str]]]:
+    """The report's categories, each its subcategories' result paths, as the report itself lists
+    them (its ``var categories``): what one report has, not another's."""
+    found = re.search(r"\bvar categories = (\{.*?\});\n", report.read_text(encoding="utf-8"))
+    if found is None:
+        raise RuntimeError(f"{report}: no list of categories (not a Snakemake report?)")
+    return json.loads(found.group(1))
+
+
+def shown(report: Path) -> tuple[list[str], list[str]]:
+    """The views a report's screenshots show: each of its categories, and its first table and first
+    figure shown in place."""
+    categories = contents(report)
+    paths = [path for subcategories in categories.values() for paths in subcategories.values() for path in paths]
+    results = [next((p for p in paths if p.endswith(end)), None) for end in (".html", ".png")]
+    return list(categories), [path for path in results if path]
+
+
 def take(report: Path, out: Path, categories: list[str], results: list[str]) -> list[Path]:
     chromium = browser()
     if chromium is None:
@@ -119,10 +138,5 @@ def take(report: Path, out: Path, categories: list[str], results: list[str]) -> 
 
 if __name__ == "__main__":
     report, out = Path(sys.argv[1]), Path(sys.argv[2])
-    for png in take(
-        report,
-        out,
-        ["LPAQA", "S-TEST", "COMPS", "Shared data"],
-        ["results/comps/tables/accuracy.html", "results/comps/figures/accuracy_parameters.png"],
-    ):
+    for png in take(report, out, *shown(report)):
         print(png)

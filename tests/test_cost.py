@@ -80,3 +80,23 @@ def test_a_run_counts_only_what_it_has_to_do():
     run = cost.costs(rules, ["a"], {"a": ["bert"]}, local)
     assert round(run["total"].downloads_gb, 6) == 0.9 and run["total"].minutes == 50
     assert cost.gb(0.01) == "0.01 GB" and cost.gb(0) == "0.0 GB" and cost.gb(None) == "not measured"
+
+
+def test_ones_own_facts_are_costed_from_their_own_inputs():
+    """Issue 55: twenty local facts probed by BERT from the hub printed "lpaqa: downloads 0.8 GB,
+    writes 65 GB, time 76 min": downloading LAMA's common vocabulary (0.2 MB) counted as LAMA
+    downloaded, so the probe was costed at the full size."""
+    table = cost.load(ROOT / "resources/full_run_cost.yaml")
+    to_run = {"download_model", "lpaqa_download_common_vocab", "lpaqa_import_facts", "lpaqa_probe", "lpaqa_tables"}
+    local = {"lama": 2e-6}  # resources/examples/own_facts: a few KB
+    present = cost.present(table, to_run, to_run, local)
+    assert present == {"lama_vocab"}
+    run = cost.costs(table, ["lpaqa"], {"lpaqa": ["bert-base-cased"]}, present)
+    assert cost.lines(run) == [
+        "lpaqa: downloads 0.4 GB; no stage at the full reproduction's size",
+        "total: downloads 0.4 GB; no stage at the full reproduction's size",
+    ]
+    # LAMA's own data downloaded: the probe is the full run's
+    full = cost.present(table, to_run | {"lpaqa_download_lama"}, to_run | {"lpaqa_download_lama"}, {})
+    assert {"lama", "lpaqa_probes", "probing (both BERTs)"} <= full
+    assert cost.gb(0.0002) == "0.2 MB"

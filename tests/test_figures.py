@@ -55,6 +55,40 @@ def test_identical_series_are_one_line_that_says_so():
     assert [line.get_label() for line in ax.get_lines()] == ["Mine = Mine (middle-word)", "Man"]
 
 
+def test_a_series_drawn_wholly_under_another_is_found():
+    """Issue 55: in multitoken.png a method as accurate as another was drawn under it, unseen; its
+    markers lie on its own line, which the hidden-marker check does not count."""
+    fig, (ax,) = figures.new()
+    ax.plot([0, 1, 2], [40.0, 60.0, 50.0], marker="o", label="independent")
+    ax.plot([0, 1, 2], [40.0, 60.0, 50.0], marker="s", label="order")
+    ax.plot([0, 1, 2], [40.0, 60.0, 55.0], marker="^", label="confidence")
+    assert figures.hidden_lines(ax) == [("independent", "order")]
+    assert any("'independent' is drawn wholly under 'order'" in d for d in figures.defects(fig))
+
+
+def test_the_multitoken_figure_shows_every_method(tmp_path):
+    """The rule's script on a table where two methods are equally accurate in every bucket: both
+    are seen (set side by side), no defect logged."""
+    import runpy
+    from types import SimpleNamespace
+
+    from conftest import ROOT
+
+    rows = ["model,kind,prompt_set,method,tokens,facts,micro_exact"]
+    for method, accuracy in [("statement", 70.0), ("independent", 40.0), ("order", 40.0)]:
+        rows += [f"m,masked,manual,{method},{tokens},5,{accuracy}" for tokens in ["1", "2", "3"]]
+    (tmp_path / "accuracy.csv").write_text("\n".join(rows) + "\n")
+    snakemake = SimpleNamespace(
+        input=SimpleNamespace(accuracy=str(tmp_path / "accuracy.csv")),
+        output=SimpleNamespace(png=str(tmp_path / "m.png"), svg=str(tmp_path / "m.svg")),
+        params=SimpleNamespace(prompt_set="manual"),
+        log=[str(tmp_path / "figure.log")],
+    )
+    runpy.run_path(str(ROOT / "workflow/scripts/lpaqa_multitoken_figure.py"), init_globals={"snakemake": snakemake})
+    log = (tmp_path / "figure.log").read_text()
+    assert re.search(r"figure m\.png: \d+ texts checked, 0 defects", log), log
+
+
 @pytest.mark.workflow
 def test_every_figure_of_the_demo_is_free_of_defects(demo):
     """Issue 28: clipped titles, tick labels run together, a legend over the Top-K curves, a point

@@ -13,6 +13,7 @@ import fcntl
 import fnmatch
 import io
 import itertools
+import json
 import os
 import pty
 import re
@@ -327,6 +328,13 @@ def test_report_shows_tables_in_place_figures_and_headline_numbers(demo):
     held no number."""
     snakemake(demo, *DEMO, "--report", "report.html")
     html = (demo / "report.html").read_text(errors="replace")
+    # issue 55: no docutils system message on any page ("Undefined substitution referenced")
+    assert "system-message" not in html, re.findall(r"System Message: [^<]*<[^>]*>[^<]*<[^>]*>[^<]*", html)
+    landing = landing_page(html)
+    for study in ["LPAQA", "S-TEST", "COMPS", "BEAR"]:
+        assert f"<strong>{study}</strong> (" in landing, study
+    assert "probes masked language models (tiny-demo-bert, tiny-demo-bert-small;" in landing
+    assert "a causal language model (tiny-demo-gpt;" in landing
     paper = [f"table{i}.html" for i in range(1, 16)] + [f"figure{i}.png" for i in range(2, 6)]
     pages = ["baseline.html", "per_relation.html", "rejects.html", "p_r.html", "accuracy.html", "statistics.html"]
     for name in [*pages, "baseline_per_relation.png", "accuracy_parameters.png", "specificity.png", *paper]:
@@ -370,6 +378,31 @@ def test_report_shows_tables_in_place_figures_and_headline_numbers(demo):
     assert html.count(caption) == 1 and re.search(r'"caption": "[^"]*<p>' + re.escape(caption), html)
     page = (demo / "results/lpaqa/tables/table2.html").read_text()
     assert "Table 2. The paper&#x27;s caption: &quot;Micro-averaged accuracy" in page and "<th>Top1</th>" in page
+
+
+def landing_page(html: str) -> str:
+    """The report's landing page (its HTML, as the report's data holds it)."""
+    start = html.index("knowprobe measures")
+    begin = max(i for i in (m.start() for m in re.finditer(r'(?<!\\)"', html[:start])))
+    end = next(m.start() for m in re.finditer(r'(?<!\\)"', html[start:])) + start
+    return json.loads(html[begin : end + 1])
+
+
+def test_a_one_study_report_has_no_error_and_describes_that_study_alone(demo):
+    """Issue 55: a BEAR-only report showed "Docutils System Messages" on its first screen and
+    described LPAQA (with the schema's defaults), S-TEST and COMPS, which it did not run."""
+    snakemake(demo, *DEMO, "--config", "studies=[bear]", "--report", "bear-only.html")
+    html = (demo / "bear-only.html").read_text(errors="replace")
+    assert "system-message" not in html
+    landing = landing_page(html)
+    assert "<strong>BEAR</strong> (" in landing and "Studies: BEAR." in landing
+    for other in ["LPAQA", "S-TEST", "COMPS", "Shared data"]:
+        assert other not in landing, other
+    assert "tiny-demo-bert: BEAR score " in landing
+    assert ">The BEAR score with 95% intervals<" in landing and "BEAR the BEAR" not in landing
+    import report_screenshots
+
+    assert report_screenshots.shown(demo / "bear-only.html")[0] == ["BEAR"]  # its one category, shot once
 
 
 def test_captions_quote_the_paper_and_state_this_runs_numbers(demo):

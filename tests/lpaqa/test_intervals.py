@@ -88,8 +88,12 @@ def test_default_comparisons_and_their_table():
         "no difference",
         "B better",
     ]
-    line = intervals.headlines(intervals.interval_table(facts, SETTINGS))[0]
+    table = intervals.interval_table(facts, SETTINGS)
+    line = intervals.headlines(table)[0]
     assert line.startswith("big: manual prompts ") and "best Top-1" in line and "6 relations" in line
+    # issue 55: a run of the manual prompts alone still heads the report, without a best set
+    manual_only = intervals.headlines(table[table["prompts"].isin(["Majority", "Man"])])
+    assert manual_only and manual_only[0].startswith("big: manual prompts ") and "best Top-1" not in manual_only[0]
 
 
 def test_default_model_pairs_compare_runs_of_one_score():

@@ -304,6 +304,21 @@ def test_a_prompt_set_without_prompts_for_these_facts_gives_empty_outputs_and_sa
     assert "no prompt for any of the 2 relations" in caplog.text
 
 
+def test_a_split_without_facts_is_said_without_a_warning(tiny_bert, wordpiece_tokenizer, caplog):
+    """Issue 55: a probe asked for no training split (lpaqa.trex_train.source: none) logged a
+    WARNING that the prompt set had no prompt for "any of the 0 relations" of its empty split."""
+    facts, prompts, candidates = benchmark(wordpiece_tokenizer)
+    scorer = MaskedLM(tiny_bert, wordpiece_tokenizer)
+    parts = {"manual/trex_test": (facts, prompts), "manual/trex_train_dev": (facts.iloc[:0], prompts)}
+    with caplog.at_level("INFO"):
+        tables = {name: table for name, table, _ in probe.probe_parts(parts, scorer, candidates, 3)}
+        statements = {name: table for name, table, _ in probe.probe_statements(parts, scorer, 3)}
+    assert tables["manual/trex_train_dev"].num_rows == 0 and tables["manual/trex_test"].num_rows > 0
+    assert statements["manual/trex_train_dev"].num_rows == 0
+    assert not [r for r in caplog.records if r.levelname == "WARNING"], caplog.text
+    assert caplog.text.count("manual/trex_train_dev: no facts in this split; the outputs are empty") == 2
+
+
 def statement_benchmark(tokenizer):
     """``benchmark``'s facts with objects of several words (a closed candidate set needs no single
     token)."""

@@ -112,3 +112,36 @@ def test_score_summary_lays_every_run_side_by_side():
     ]
     assert table["T-REx micro"].tolist() == [50.0, 20.0, 30.0, 40.0]
     assert table["Google-RE macro"].iloc[0] == 12.5 and table["T-REx facts"].iloc[0] == 20
+
+
+def test_each_row_says_the_facts_and_the_candidate_set_it_is_over():
+    """Issue 55: 89.5 over 19 facts and 49,149 candidates sat beside 100.0 over 20 facts and 20
+    candidates as if the two were comparable."""
+    rows = per_relation()
+    runs = {"m": ("m", "mask"), "m@statement": ("m", "statement")}
+    statement = rows[rows["model"] == "m"].assign(model="m@statement")
+    rows = pd.concat([rows, statement], ignore_index=True)
+    sizes = tables.candidate_set_sizes(rows, runs, {"m": 21018, "m@statement": 7}, {"g": ["a", "b", "c", "d"]})
+    by_row = rows.assign(candidates=sizes)
+    assert by_row.loc[(by_row["model"] == "m") & (by_row["method"] == "Man"), "candidates"].unique().tolist() == [21018]
+    man = by_row[(by_row["model"] == "m@statement") & (by_row["method"] == "Man")].set_index("relation")
+    # C_r: a relation's distinct gold objects, or its declared answer space
+    assert man["candidates"].to_dict() == {**man["n_objects"].drop("g").astype(float).to_dict(), "g": 4.0}
+    assert by_row.loc[by_row["method"] == "Majority", "candidates"].isna().all()  # Majority ranks nothing
+    summary = tables.summary(by_row)
+    assert "T-REx candidates" in summary and summary["T-REx candidates"].dtype == "Int64"
+    mask = summary[(summary["model"] == "m") & (summary["method"] == "Man")].iloc[0]
+    assert mask["T-REx candidates"] == 21018 and mask["T-REx facts"] == 6
+    assert tables.shown_columns(summary)[:4] == ["T-REx micro", "T-REx macro", "T-REx facts", "T-REx candidates"]
+    markdown = render.to_markdown(summary, ["model", "method", *tables.shown_columns(summary)])
+    assert "| m | Majority | " in markdown and " | 6 | – |" in markdown  # Majority: no candidate set
+
+
+def test_the_baseline_heads_the_report_where_no_interval_could_be_computed():
+    """Issue 55: a run without T-REx-train has no interval table, and its report's landing page
+    had no number: the baseline's headline gives the manual prompts beside Majority, over what."""
+    rows = per_relation()
+    rows["candidates"] = tables.candidate_set_sizes(rows, {"m": ("m", "mask")}, {"m": 30})
+    [line] = tables.headlines(tables.summary(rows))
+    assert line.startswith("m: manual prompts 75.0 (Majority ")
+    assert line.endswith("micro P@1 (%) over 6 T-REx facts, 30 candidates; no interval")

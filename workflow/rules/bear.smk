@@ -27,10 +27,12 @@ localrules:
 
 STUDY_OUTPUTS["bear"] = bear_outputs
 STUDY_MODEL_NAMES["bear"] = BEAR_MODELS
-STUDY_HEADLINES["bear"] = (
-    "results/bear/tables/intervals.csv",
-    "results/bear/tables/intervals.html",
-    "knowprobe.bear.intervals",
-)
+STUDY_HEADLINES["bear"] = [
+    (
+        "results/bear/tables/intervals.csv",
+        "results/bear/tables/intervals.html",
+        "knowprobe.bear.intervals",
+    )
+]
 if BEAR["demo_corpus"]["enabled"]:
     DEMO_CORPORA["bear"] = rules.bear_demo_corpus.output

@@ -18,6 +18,7 @@ from knowprobe import provenance
 from knowprobe.config import clip, quote
 from knowprobe.config import validate as validate_config
 from knowprobe.io import KnowprobeError
+from knowprobe.interrupt import exit_as_interrupted
 
 try:
     validate_config(config)
@@ -519,8 +520,9 @@ def report_table(path, caption, category, subcategory, label, layout=None):
     return path
 
 
-# Each study's headline numbers for the report's landing page: study -> (table, its report page,
-# a function of the table giving one line per model), read only when a report is made.
+# Each study's headline numbers for the report's landing page: study -> [(table, its report page,
+# a module whose headlines() of the table gives one line per model), ...], the first table a run
+# wrote giving them, read only when a report is made.
 STUDY_HEADLINES = {}
 
 
@@ -543,31 +545,34 @@ def unlisted_study(study):
 
 def report_headlines():
     """The studies' headline numbers as reStructuredText, from their tables where a run wrote
-    them: a bullet per study with a link that opens its table in the report, a line per model."""
+    them: a bullet per study with a link that opens its table in the report, a line per model.
+    A study's first table of STUDY_HEADLINES that the run wrote gives them (LPAQA's intervals,
+    else its baseline: a run without T-REx-train has no interval); none written is said."""
     import importlib
     from urllib.parse import quote
 
     import pandas as pd
+    from knowprobe.landing import headline_block, link_label
 
     blocks = []
     for study in config["studies"]:
-        table, page, module = STUDY_HEADLINES.get(study, (None, None, None))
-        if not (table and Path(table).is_file()):
+        name = STUDY_NAMES.get(study, study)
+        written = [entry for entry in STUDY_HEADLINES.get(study, []) if Path(entry[0]).is_file()]
+        if not written:
+            tables = ", ".join(entry[0] for entry in STUDY_HEADLINES.get(study, [])) or "its tables"
+            blocks.append(headline_block(name, None, [], f"no results yet: {tables} not written by a run"))
             continue
+        table, page, module = written[0]
         frame = pd.read_csv(table)
         if "note" in frame:  # an empty note (an interval was given) reads back as NaN, which is true
             frame["note"] = ["" if pd.isna(note) else str(note) for note in frame["note"]]
         lines = importlib.import_module(module).headlines(frame)
         # the link opens the table itself (as its entry's view button does), labelled with the
         # study and the table's report label: "LPAQA Table 2", "S-TEST Table 2", not "table2" twice
-        label = REPORT_TABLES.get(os.path.splitext(table)[0], {}).get("label") or Path(page).stem
-        label = re.sub(r"\s+", " ", f"{STUDY_NAMES.get(study, study)} {label.replace(chr(0x2007), '')}")
+        label = link_label(name, REPORT_TABLES.get(os.path.splitext(table)[0], {}).get("label") or Path(page).stem)
         path = quote(page, safe=SLASH)
         view = f"app.setView({{content:'html',contentPath:results['{path}'].data_uri,resultPath:'{path}'}})"
-        link = f"`{label} <javascript:{view}>`__"
-        blocks.append(
-            f"- **{STUDY_NAMES.get(study, study)}** ({link}):\n\n" + "".join(f"  - {line}\n" for line in lines)
-        )
+        blocks.append(headline_block(name, f"`{label} <javascript:{view}>`__", lines))
     if not blocks:
         return ""
     return "**Headline numbers**, from each study's table (the link opens it):\n\n" + "\n".join(blocks)

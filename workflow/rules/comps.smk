@@ -26,10 +26,12 @@ localrules:
 
 STUDY_OUTPUTS["comps"] = comps_outputs
 STUDY_MODEL_NAMES["comps"] = COMPS_MODELS
-STUDY_HEADLINES["comps"] = (
-    "results/comps/tables/intervals.csv",
-    "results/comps/tables/intervals.html",
-    "knowprobe.comps.intervals",
-)
+STUDY_HEADLINES["comps"] = [
+    (
+        "results/comps/tables/intervals.csv",
+        "results/comps/tables/intervals.html",
+        "knowprobe.comps.intervals",
+    )
+]
 if COMPS["demo_corpus"]["enabled"]:
     DEMO_CORPORA["comps"] = rules.comps_demo_corpus.output

@@ -38,11 +38,16 @@ localrules:
 # what rule all asks for when lpaqa is in `studies`, and LPAQA's part of the demo models' corpus
 STUDY_OUTPUTS["lpaqa"] = lpaqa_outputs
 STUDY_MODEL_NAMES["lpaqa"] = LPAQA_PROBED
-STUDY_HEADLINES["lpaqa"] = (
-    "results/lpaqa/tables/intervals.csv",
-    "results/lpaqa/tables/intervals.html",
-    "knowprobe.lpaqa.intervals",
-)
+# the intervals where the run selects prompts (they are computed over its results), else the
+# manual prompts' baseline: a run without T-REx-train has no interval, and its numbers still head
+# the report
+STUDY_HEADLINES["lpaqa"] = [
+    (
+        ("results/lpaqa/tables/intervals.csv", "results/lpaqa/tables/intervals.html", "knowprobe.lpaqa.intervals")
+        if LPAQA["trex_train"]["source"] != "none"
+        else ("results/lpaqa/tables/baseline.csv", "results/lpaqa/tables/baseline.html", "knowprobe.lpaqa.tables")
+    )
+]
 DEMO_CORPORA["lpaqa"] = rules.lpaqa_demo_corpus.output
 
 

@@ -26,10 +26,12 @@ localrules:
 
 STUDY_OUTPUTS["stest"] = stest_outputs
 STUDY_MODEL_NAMES["stest"] = STEST_MODELS
-STUDY_HEADLINES["stest"] = (
-    "results/stest/tables/intervals.csv",
-    "results/stest/tables/intervals.html",
-    "knowprobe.stest.intervals",
-)
+STUDY_HEADLINES["stest"] = [
+    (
+        "results/stest/tables/intervals.csv",
+        "results/stest/tables/intervals.html",
+        "knowprobe.stest.intervals",
+    )
+]
 if STEST["demo_corpus"]["templates"] is not None:
     DEMO_CORPORA["stest"] = rules.stest_demo_corpus.output

@@ -47,6 +47,15 @@ with rule_logging(snakemake.log[0]) as log:
         save(name, frame, frame, paper.caption(numbers, name))
 
     note = " Cells: ours (the paper's, difference)."
+    # what a row of Tables 2 and 3 is over: a number over 19 facts and 49,149 candidates is not one
+    # over 20 facts and 20
+    vocab_sizes = {
+        model: len(pd.read_parquet(path)) for model, path in zip(snakemake.params.models, snakemake.input.vocab)
+    }
+    extent = (
+        " Facts: the T-REx test facts the row is over; candidates: the size of the candidate set each"
+        " fact is ranked in (the model's candidate vocabulary; Majority ranks none)."
+    )
     facts = {
         "T-REx": contracts.read(snakemake.input.trex, contracts.FACTS),
         "T-REx-UHN": contracts.read(snakemake.input.uhn, contracts.FACTS),
@@ -61,7 +70,7 @@ with rule_logging(snakemake.log[0]) as log:
     here = f"each value is averaged over the {relations} T-REx relations of this run."
     save("table1", table, paper.grid(table, ["statistic"], "dataset"), paper.caption(numbers, "table1", here) + note)
     for name, metric in [("table2", "micro"), ("table3", "macro")]:
-        table = paper.table2_3(results, majority, numbers, hub_ids, metric)
+        table = paper.table2_3(results, majority, numbers, hub_ids, metric, vocab_sizes)
         # ours only: the rows of the paper's models that are not configured have no number of ours
         majority_rows = table[(table["prompts"] == "Majority") & table["ours"].notna()]
         shares = majority_rows.drop_duplicates("model").set_index("model")["ours"]
@@ -74,7 +83,12 @@ with rule_logging(snakemake.log[0]) as log:
             if len(shares)
             else ""
         )
-        save(name, table, paper.grid(table, ["model", "prompts"], "method"), paper.caption(numbers, name, here) + note)
+        save(
+            name,
+            table,
+            paper.extent_grid(table, ["model", "prompts"], "method"),
+            paper.caption(numbers, name, here) + note + extent,
+        )
     by_set_name = metrics.groupby("prompt_set")
     if {"manual", "mine"} <= set(metrics["prompt_set"]):
         table = paper.table4(by_set_name.get_group("manual"), by_set_name.get_group("mine"), numbers)

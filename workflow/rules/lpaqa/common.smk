@@ -578,6 +578,8 @@ def paper_tables_input(wildcards):
         "uhn": rules.lpaqa_lama_uhn.output.facts,
         "trex_train": rules.lpaqa_trex_train.output.facts,
         "seeds_manual": rules.lpaqa_manual_prompts.output[0],
+        # the models' candidate vocabularies, in hub_ids' order (LPAQA_MODELS)
+        "vocab": expand(rules.lpaqa_candidate_ids.output[0], model=LPAQA_MODELS),
         "cross_model": [
             expand(rules.lpaqa_cross_model.output[0], model=model, fitted_on=other)[0]
             for model in LPAQA_MODELS

@@ -12,6 +12,7 @@ rule lpaqa_tables:
         ),
         majority=expand(rules.lpaqa_majority.output[0], model=LPAQA_RUNS, dataset=LPAQA_DATASETS, split="test"),
         dropped=expand(rules.lpaqa_filter_facts.output.dropped, model=LPAQA_RUNS, dataset=LPAQA_DATASETS, split="test"),
+        vocab=expand(rules.lpaqa_candidate_ids.output[0], model=LPAQA_RUNS),
         code=code("lpaqa_tables"),
     output:
         markdown="results/lpaqa/tables/baseline.md",
@@ -45,6 +46,8 @@ rule lpaqa_tables:
     params:
         models=LPAQA_RUNS,
         datasets=LPAQA_DATASETS,
+        runs=[(run, list(pair)) for run, pair in LPAQA_RUN_OF.items()],
+        answer_space=LPAQA["probe"]["statement"]["answer_space"],
     script:
         "../../scripts/lpaqa_tables.py"
 
@@ -80,6 +83,7 @@ rule lpaqa_paper_tables:
         "../../../envs/lama.yaml"
     params:
         hub_ids={name: config["models"][name]["hub_id"] for name in LPAQA_MODELS},
+        models=LPAQA_MODELS,
         refined_from=LPAQA["refine"]["prompt_set"],
         stand_ins=lpaqa_release_stand_ins(),
     script:
@@ -98,6 +102,7 @@ rule lpaqa_score_tables:
         selection=expand(LPAQA_SELECTION, model=LPAQA_RUNS, prompt_set=LPAQA_PROMPT_SETS),
         majority=expand(rules.lpaqa_majority.output[0], model=LPAQA_RUNS, dataset=LPAQA_DATASETS, split="test"),
         prompts=expand(LPAQA_PROMPTS, prompt_set=LPAQA_PROMPT_SETS),
+        vocab=expand(rules.lpaqa_candidate_ids.output[0], model=LPAQA_RUNS),
         # the causal runs' tokenizers: each row names the start token its probe read first
         models=[model_dir(lpaqa_model(run)) for run in LPAQA_RUNS if lpaqa_kind(run) == "causal"],
         code=code("lpaqa_score_tables"),
@@ -129,6 +134,7 @@ rule lpaqa_score_tables:
             (run, scoring_settings(lpaqa_model(run))["start_token"]) for run in LPAQA_RUNS if lpaqa_kind(run) == "causal"
         ],
         prompt_sets=LPAQA_PROMPT_SETS,
+        answer_space=LPAQA["probe"]["statement"]["answer_space"],
     script:
         "../../scripts/lpaqa_score_tables.py"
 

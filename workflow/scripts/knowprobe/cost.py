@@ -115,6 +115,8 @@ def writes(table: dict, items: list[str]) -> float | None:
 def gb(value: float | None) -> str:
     if value is None:
         return "not measured"
+    if 0 < value < 0.01:  # a vocabulary of 0.2 MB is not "0.00 GB"
+        return f"{value * 1e3:.1f} MB"
     if 0 < value < 0.1:  # a release of 10 MB is not "0.0 GB"
         return f"{value:.2f} GB"
     return f"{value:,.0f} GB" if value >= 10 else f"{value:.1f} GB"
@@ -132,6 +134,10 @@ def lines(run: dict[str, Cost]) -> list[str]:
     """One line per study and one for the whole run, as the dry run prints them."""
     out = []
     for name, cost in run.items():
+        if not (cost.minutes or cost.unmeasured or cost.writes_gb):
+            # only downloads (hub models, a vocabulary): its stages run on small inputs of its own
+            out.append(f"{name}: downloads {gb(cost.downloads_gb)}; no stage at the full reproduction's size")
+            continue
         if not cost.unmeasured:
             time = hours(cost.minutes)
         elif cost.minutes:

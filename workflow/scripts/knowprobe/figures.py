@@ -164,6 +164,24 @@ def hidden_markers(ax) -> list[tuple[float, float]]:
     return hidden
 
 
+def hidden_lines(ax) -> list[tuple[str, str]]:
+    """Series drawn wholly under another: two labelled lines of the axes with the same points (in display
+    space, within half a pixel), each pair as (the one under, the one over it; drawn later). Its
+    markers lie on its own line, which ``hidden_markers`` does not count, yet nothing of it shows."""
+    # series a reader tells apart: labelled lines (a box plot's whiskers and caps, unlabelled, meet
+    # where a box has no spread)
+    drawn = [line for line in ax.get_lines() if len(line.get_xydata()) and not line.get_label().startswith("_")]
+    shapes = [ax.transData.transform(line.get_xydata()) for line in drawn]
+    hidden = []
+    for (i, a), (j, b) in itertools.combinations(enumerate(shapes), 2):
+        if a.shape == b.shape and np.allclose(a, b, atol=0.5):
+            under, over = (
+                (drawn[i], drawn[j]) if drawn[i].get_zorder() <= drawn[j].get_zorder() else (drawn[j], drawn[i])
+            )
+            hidden.append((under.get_label(), over.get_label()))
+    return hidden
+
+
 def dodge(ax, points: Sequence[tuple[float, float]], width: float) -> list[float]:
     """The x of each data point, moved sideways where needed so that no two markers of ``width``
     points lie over one another: a point that would sit on one placed before it moves right, then
@@ -186,8 +204,9 @@ def dodge(ax, points: Sequence[tuple[float, float]], width: float) -> list[float
 def defects(fig) -> list[str]:
     """What a reader would see as broken once the figure is drawn: a text that leaves the canvas,
     two texts that overlap (tick labels run together, a title over its neighbour's), a legend over
-    plotted data, markers drawn over one another (a point hidden). Each as one line naming the
-    texts, or the count of hidden markers and the first one's place."""
+    plotted data, markers drawn over one another (a point hidden), a series drawn wholly under
+    another with the same points. Each as one line naming the texts or series, or the count of
+    hidden markers and the first one's place."""
     renderer = fig.canvas.get_renderer()
     fig.draw(renderer)
     canvas = Bbox.from_bounds(0, 0, *fig.canvas.get_width_height())
@@ -213,6 +232,8 @@ def defects(fig) -> list[str]:
             x, y = hidden[0]
             count = f"{len(hidden)} markers drawn over others" if len(hidden) > 1 else "1 marker drawn over another"
             found.append(f"{count} in {ax.get_title()!r} (the first at x={x:g}, y={y:g})")
+        for under, over in hidden_lines(ax):
+            found.append(f"the series {under!r} is drawn wholly under {over!r} in {ax.get_title()!r}")
     return found
 
 

@@ -41,6 +41,10 @@ JOB_INTERRUPTED = "interrupted (Ctrl-C); the same command goes on where this job
 AFTER_INTERRUPT = ("Shutting down", "Exiting because a job execution failed", "Complete log", "Error in rule")
 LOG_TAIL = 15  # lines of a failed job's log shown on the console (the whole log is in logs/)
 FRAME = 3  # the panel's top and bottom borders, and the line the cursor rests on
+# Columns left free at the panel's right: the terminal echoes Ctrl-C as "^C" where the cursor
+# rests, at the end of the bottom border; on a border as wide as the terminal that wrapped to a
+# new line, and the display, erased from one line lower, left its top border on the screen
+ECHO_ROOM = 3
 
 
 def clock(seconds: float) -> str:
@@ -245,6 +249,16 @@ class KnowprobeEvents(EventHandler):
             self.interrupted = False  # Snakemake calls close() more than once
 
 
+class EchoRoom:
+    """A renderable drawn ECHO_ROOM columns narrower than the terminal (see ECHO_ROOM)."""
+
+    def __init__(self, renderable):
+        self.renderable = renderable
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield from console.render(self.renderable, options.update_width(max(options.max_width - ECHO_ROOM, 20)))
+
+
 class LogHandler(RichLogHandler):
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -258,7 +272,7 @@ class LogHandler(RichLogHandler):
             verbose=self.settings.verbose,
         )
         self.event_handler.progress_display.live_display = self.live_display = Live(
-            Panel(RunView(self.event_handler), title="knowprobe", border_style="dim", padding=(0, 1, 0, 1)),
+            EchoRoom(Panel(RunView(self.event_handler), title="knowprobe", border_style="dim", padding=(0, 1, 0, 1))),
             refresh_per_second=4,
             transient=True,
             console=self.console,

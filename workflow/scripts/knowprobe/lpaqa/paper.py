@@ -61,7 +61,7 @@ def averaged(results: pd.DataFrame, dataset: str, metric: str = "micro", split: 
     rows = results[(results["dataset"] == dataset) & (results["split"] == split)]
     return (
         rows.groupby(["model", "prompt_set", "method"], sort=False)
-        .agg(value=(metric, "mean"), relations=("relation", "nunique"))
+        .agg(value=(metric, "mean"), relations=("relation", "nunique"), facts=("n_facts", "sum"))
         .reset_index()
         .assign(value=lambda f: 100 * f["value"])
     )
@@ -88,12 +88,31 @@ def table1(columns: dict[str, pd.DataFrame], paper: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def table2_3(results: pd.DataFrame, majority: pd.DataFrame, paper: dict, hub_ids: dict, metric: str) -> pd.DataFrame:
+def table2_3(
+    results: pd.DataFrame,
+    majority: pd.DataFrame,
+    paper: dict,
+    hub_ids: dict,
+    metric: str,
+    vocab_sizes: dict[str, int] | None = None,
+) -> pd.DataFrame:
     """Tables 2 (micro) and 3 (macro) on T-REx: Majority, Man, and each generated set's Top1,
-    Top3, Top5, Opti and Oracle, per model."""
+    Top3, Top5, Opti and Oracle, per model; each row of ours with what it is over: ``facts`` (the
+    T-REx test facts, summed over relations) and ``candidates`` (the candidate set each fact is
+    ranked in: the model's candidate vocabulary, ``vocab_sizes``; Majority ranks none)."""
     table = paper["table2" if metric == "micro" else "table3"]
     ours, baseline = averaged(results, "trex", metric), averaged(majority, "trex", metric)
+    vocab_sizes = vocab_sizes or {}
     rows = []
+
+    def over(frame: pd.DataFrame, model: str, prompt_set: str, method: str) -> dict:
+        # a prompt set's methods all answer the same facts: a method without a number of ours
+        # (one the config did not run) still sits on its set's row
+        picked = frame[(frame["model"] == model) & (frame["prompt_set"] == prompt_set)]
+        facts = int(picked["facts"].iloc[0]) if len(picked) else float("nan")
+        candidates = float("nan") if method == "Majority" else vocab_sizes.get(model, float("nan"))
+        return {"facts": facts, "candidates": candidates}
+
     for model in dict.fromkeys(ours["model"]):
         paper_numbers = reported(table, hub_ids, model)
         majority_value = value(baseline, model, "-", "Majority")
@@ -103,6 +122,7 @@ def table2_3(results: pd.DataFrame, majority: pd.DataFrame, paper: dict, hub_ids
                 "prompts": "Majority",
                 "method": "Top1",
                 **beside(majority_value, table["majority"] if paper_numbers else None),
+                **over(baseline, model, "-", "Majority"),
             }
         )
         rows.append(
@@ -111,6 +131,7 @@ def table2_3(results: pd.DataFrame, majority: pd.DataFrame, paper: dict, hub_ids
                 "prompts": "Man",
                 "method": "Top1",
                 **beside(value(ours, model, "manual", "Top1"), paper_numbers.get("Man")),
+                **over(ours, model, "manual", "Top1"),
             }
         )
         for prompt_set in [s for s in [*GENERATED_SETS, *RELEASED_SETS] if s in set(ours["prompt_set"])]:
@@ -122,6 +143,7 @@ def table2_3(results: pd.DataFrame, majority: pd.DataFrame, paper: dict, hub_ids
                         "prompts": SET_NAMES[prompt_set],
                         "method": method,
                         **beside(value(ours, model, prompt_set, method), number),
+                        **over(ours, model, prompt_set, method),
                     }
                 )
     # the paper's models that are not configured: their numbers, none of ours, so that the table
@@ -136,7 +158,17 @@ def table2_3(results: pd.DataFrame, majority: pd.DataFrame, paper: dict, hub_ids
                 for s in GENERATED_SETS
                 for m in MAIN_METHODS
             ]
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    return frame.astype({"facts": "Int64", "candidates": "Int64"}) if len(frame) else frame
+
+
+def extent_grid(table: pd.DataFrame, index: list[str], column: str) -> pd.DataFrame:
+    """``grid`` of a table whose rows carry ``facts`` and ``candidates``: those two beside the
+    ``index`` columns (the same for a row's methods), '–' where a row has none."""
+    labelled = table.assign(
+        **{name: table[name].map(lambda n: "–" if pd.isna(n) else f"{int(n):,}") for name in ("facts", "candidates")}
+    )
+    return grid(labelled, [*index, "facts", "candidates"], column)
 
 
 def per_prompt(metrics: pd.DataFrame) -> pd.DataFrame:

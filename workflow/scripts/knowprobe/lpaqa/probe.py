@@ -167,7 +167,9 @@ def probe_parts(
     paired = {}
     for name, (facts, prompts) in parts.items():
         pairs = pair_facts_with_prompts(facts, prompts)
-        if pairs.empty:
+        if facts.empty:  # a split asked for none (lpaqa.trex_train.source: none): nothing is missing
+            log.info("%s: no facts in this split; the outputs are empty", name)
+        elif pairs.empty:
             log.warning(
                 "%s: no (fact, prompt) pair to probe: the prompt set has no prompt for any of the %d relations of "
                 "these facts; the outputs are empty",
@@ -325,7 +327,10 @@ def probe_statements(
     for name in list(planned):
         pairs, sets = planned.pop(name)
         if pairs.empty:
-            log.warning("%s: no (fact, prompt) pair to probe; the outputs are empty", name)
+            if parts[name][0].empty:  # a split asked for none (lpaqa.trex_train.source: none)
+                log.info("%s: no facts in this split; the outputs are empty", name)
+            else:
+                log.warning("%s: no (fact, prompt) pair to probe; the outputs are empty", name)
             yield name, to_table(pa.table({column: [] for column in PROBE.columns}), PROBE), torch.empty((0, 0))
             continue
         part_keys = keys.pop(name)

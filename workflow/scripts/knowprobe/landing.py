@@ -1,0 +1,62 @@
+"""The HTML report's landing page (workflow/report/workflow.rst): what it says of the run it
+belongs to, from the run's own config and tables. Only the Snakefile's report code imports this
+module (no rule's code: editing it reruns nothing)."""
+
+from __future__ import annotations
+
+import re
+
+# how LPAQA ranks the candidates under each score (docs/lpaqa.md, "Scores")
+SCORE_PHRASES = {
+    "mask": "the object at the mask",
+    "next_token": "the object as the next token after the prompt's text before it",
+    "statement": "whole statements, each candidate of the relation's set filled in",
+}
+
+
+def link_label(study: str, label: str) -> str:
+    """A headline link's text: the study and its table's report label ("LPAQA P@1 with 95%
+    intervals"), the label alone where it names the study already ("The BEAR score with 95%
+    intervals", not "BEAR the BEAR score ...")."""
+    label = re.sub(r"\s+", " ", label.replace("\u2007", "")).strip()
+    if re.search(rf"\b{re.escape(study)}\b", label):
+        return label[:1].upper() + label[1:]
+    return f"{study} {label}"
+
+
+def models_line(models: dict[str, str]) -> str:
+    """ "name (kind), ..." of the models the report's studies ran (``models``: name -> kind)."""
+    return ", ".join(f"{name} ({kind})" for name, kind in models.items())
+
+
+def by_kind(models: dict[str, str], how: dict[str, str] | None = None) -> str:
+    """ "masked language models (a, b) and causal language models (c)" of ``models`` (name ->
+    kind), each kind's ``how`` after its names where given."""
+    parts = []
+    for kind in ("masked", "causal"):
+        names = [name for name, of_kind in models.items() if of_kind == kind]
+        if not names:
+            continue
+        noun = f"a {kind} language model" if len(names) == 1 else f"{kind} language models"
+        extra = f"; {how[kind]}" if how and how.get(kind) else ""
+        parts.append(f"{noun} ({', '.join(names)}{extra})")
+    return " and ".join(parts) or "no model"
+
+
+def lpaqa_probed(models: dict[str, str], scores: dict[str, list[str]]) -> str:
+    """What LPAQA probed, by kind: "masked language models (a, b; ranked by the object at the
+    mask) and causal language models (c; ranked by ...)". ``models``: LPAQA's models, name ->
+    kind; ``scores``: lpaqa.probe.scores (kind -> the scores of a model of that kind)."""
+    how = {
+        kind: "ranked by " + " and by ".join(SCORE_PHRASES.get(s, s) for s in scores.get(kind, [])) for kind in scores
+    }
+    return by_kind(models, how)
+
+
+def headline_block(study: str, link: str | None, lines: list[str], missing: str | None = None) -> str:
+    """One study's bullet of the landing page's headline numbers (reStructuredText): its name, the
+    link to its table, a line per model; ``missing`` says why there is no number instead."""
+    head = f"- **{study}**" + (f" ({link})" if link else "")
+    if not lines:
+        lines = [missing or "no headline number in this run's tables"]
+    return head + ":\n\n" + "".join(f"  - {line}\n" for line in lines)
