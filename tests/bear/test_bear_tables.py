@@ -41,6 +41,7 @@ def test_the_leaderboard_beside_ours():
             "family": ["bert", "gpt2"],
             "parameters": [108_000_000, 124_000_000],
             "hub_id": ["google-bert/bert-base-cased", None],
+            "start_token": [None, "<|endoftext|> (auto: the document separator)"],
         }
     )
     settings = tables.model_settings(models, "within_word_l2r", False, "first")
@@ -53,7 +54,8 @@ def test_the_leaderboard_beside_ours():
     assert pd.isna(table.loc["b", "leaderboard_mean"]) and pd.isna(table.loc["b", "difference"])
     assert (
         table.loc["mine", "score"] == "PLL within_word_l2r"
-        and table.loc["b", "score"] == "statement log-prob after BOS"
+        and table.loc["b", "score"]
+        == "statement log-prob after the start token <|endoftext|> (auto: the document separator)"
     )
     layout = tables.accuracy_layout(table.reset_index(), 4.68244729, PAPER["dataset"]["random_baseline"])
     assert list(layout["BEAR (mean ± sem)"]) == ["50.0 ± 14.4", "25.0 ± 0.0", "4.7"]

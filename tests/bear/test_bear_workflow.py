@@ -44,7 +44,11 @@ def test_the_tables_agree_with_the_scores(demo):
             assert accuracy.loc[model, f"template_{template + 1}"] == pytest.approx(share)
     assert accuracy["random_baseline"].iloc[0] == pytest.approx(metrics.random_baseline(instances, relations))
     assert accuracy["leaderboard_mean"].isna().all()  # no demo model is on the leaderboard
-    assert set(accuracy["score"]) == {"PLL within_word_l2r", "statement log-prob after BOS"}
+    # the tiny GPT's start token, as its probe recorded it (docs/scoring.md, "The start token")
+    assert set(accuracy["score"]) == {
+        "PLL within_word_l2r",
+        "statement log-prob after the start token [CLS] (auto: the tokenizer's BOS)",
+    }
     domains = pd.read_csv(demo / RESULTS / "tables/domains.csv")
     assert set(domains["domain"]) == {"Geographic", "Biographical", "Historical"}
     md = (demo / RESULTS / "tables/accuracy.md").read_text()

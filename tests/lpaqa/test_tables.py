@@ -145,3 +145,14 @@ def test_the_baseline_heads_the_report_where_no_interval_could_be_computed():
     [line] = tables.headlines(tables.summary(rows))
     assert line.startswith("m: manual prompts 75.0 (Majority ")
     assert line.endswith("micro P@1 (%) over 6 T-REx facts, 30 candidates; no interval")
+
+
+def test_a_cells_own_bar_splits_no_markdown_column_and_reads_back():
+    """A start token such as <|endoftext|> in a cell (LPAQA's scores table names it)."""
+    from knowprobe.tables import read_markdown, to_markdown
+
+    frame = pd.DataFrame({"run": ["gpt2@next_token"], "start token": ["<|endoftext|> (auto: the document separator)"]})
+    text = to_markdown(frame)
+    assert text.splitlines()[2] == r"| gpt2@next_token | <\|endoftext\|> (auto: the document separator) |"
+    _, back = read_markdown(text)
+    assert back.to_dict("records") == frame.to_dict("records")

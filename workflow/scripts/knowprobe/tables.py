@@ -18,7 +18,8 @@ def to_markdown(frame: pd.DataFrame, columns: list[str] | None = None) -> str:
     columns = columns or list(frame.columns)
     lines = ["| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
     for row in frame[columns].itertuples(index=False):
-        lines.append("| " + " | ".join(_cell(value) for value in row) + " |")
+        # a cell's own "|" (a start token such as <|endoftext|>) escaped, so that it splits no column
+        lines.append("| " + " | ".join(_cell(value).replace("|", "\\|") for value in row) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -26,7 +27,7 @@ def to_latex(frame: pd.DataFrame, columns: list[str] | None = None, caption: str
     columns = columns or list(frame.columns)
 
     def escape(text):
-        return str(text).replace("_", r"\_").replace("%", r"\%").replace("&", r"\&")
+        return str(text).replace("_", r"\_").replace("%", r"\%").replace("&", r"\&").replace("|", r"\textbar{}")
 
     lines = [
         r"\begin{table}[t]",
@@ -110,7 +111,8 @@ def read_markdown(text: str) -> tuple[str, pd.DataFrame]:
     if len(rows) < 2:
         return caption, pd.DataFrame()
     header = [cell.strip() for cell in rows[0]]
-    body = [[cell.strip() for cell in row] for row in rows[2:]]  # rows[1] is the |---| rule
+    # rows[1] is the |---| rule; a cell's own "|" was escaped by to_markdown
+    body = [[cell.strip().replace("\\|", "|") for cell in row] for row in rows[2:]]
     return caption, pd.DataFrame(body, columns=header)
 
 

@@ -19,12 +19,15 @@ def score_name(kind: str, pll: str, conditional: bool, start_token: str | None =
     ``scoring.start_token.StartToken.label`` gives it)."""
     if kind == "masked":
         return f"PLL {pll}" + (", answer tokens" if conditional else "")
-    after = "no start token" if start_token in (None, "none") else start_token
-    if isinstance(start_token, str) and start_token.startswith("none"):
-        after = start_token
+    if start_token is None or (isinstance(start_token, float) and start_token != start_token):
+        after = "the start token"  # a record from before the probe named it
+    elif start_token.startswith("none"):
+        after = f"no start token ({start_token})" if start_token != "none" else "no start token"
+    else:
+        after = f"the start token {start_token}"
     if conditional:
-        return f"answer-to-end log-prob after the start token {after} and prefix"
-    return f"statement log-prob after the start token {after}"
+        return f"answer-to-end log-prob after {after} and prefix"
+    return f"statement log-prob after {after}"
 
 
 def model_settings(models: pd.DataFrame, pll: str, conditional: bool, ties: str) -> pd.DataFrame:
