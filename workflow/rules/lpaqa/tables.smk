@@ -131,7 +131,9 @@ rule lpaqa_score_tables:
     params:
         runs=[(run, list(pair)) for run, pair in LPAQA_RUN_OF.items()],
         start_tokens=[
-            (run, scoring_settings(lpaqa_model(run))["start_token"]) for run in LPAQA_RUNS if lpaqa_kind(run) == "causal"
+            (run, scoring_settings(lpaqa_model(run))["start_token"])
+            for run in LPAQA_RUNS
+            if lpaqa_kind(run) == "causal"
         ],
         prompt_sets=LPAQA_PROMPT_SETS,
         answer_space=LPAQA["probe"]["statement"]["answer_space"],
