@@ -127,7 +127,7 @@ rule lpaqa_score_tables:
     log:
         "logs/lpaqa/score_tables.log",
     conda:
-        "../../../envs/lama.yaml"
+        "../../../envs/probe.yaml"  # the causal runs' tokenizers (their start token)
     params:
         runs=[(run, list(pair)) for run, pair in LPAQA_RUN_OF.items()],
         start_tokens=[

@@ -45,7 +45,7 @@ rule stest_tables:
     log:
         "logs/stest/tables.log",
     conda:
-        "../../../envs/lama.yaml"
+        "../../../envs/probe.yaml"  # the causal models' tokenizers (their start token)
     params:
         models=stest_model_info(),
         relations=STEST_RELATIONS,
