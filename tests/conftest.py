@@ -319,6 +319,18 @@ def copy_project(dest: Path) -> Path:
     return dest
 
 
+# files the browser tests write beside the shared demo's report for a moment (report_screenshots):
+# a test copying the demo while another worker measures its report must not copy them
+TRANSIENT = shutil.ignore_patterns(".measure-*")
+
+
+def copy_demo(demo: Path, dest: Path) -> Path:
+    """A copy of the finished shared demo (results and provenance records included), for a test
+    that reruns part of it."""
+    shutil.copytree(demo, dest, symlinks=True, ignore=TRANSIENT)
+    return dest
+
+
 def snakemake(cwd: Path, *args: str, check: bool = True, env: dict | None = None) -> subprocess.CompletedProcess:
     result = subprocess.run(
         [sys.executable, "-m", "snakemake", "--cores", "2", *args],

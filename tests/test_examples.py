@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from conftest import DEMO, ROOT, copy_project, executed_rules, snakemake
+from conftest import DEMO, ROOT, copy_demo, copy_project, executed_rules, snakemake
 
 pytestmark = pytest.mark.workflow
 
@@ -67,7 +67,7 @@ def test_a_small_override_layered_on_config_yaml(demo, tmp_path):
     assert "lpaqa: downloads" in output and "stest:" not in output and "comps:" not in output
     # layered on a finished demo: LPAQA's probes and what follows rerun, the models are kept
     run = tmp_path / "demo"
-    shutil.copytree(demo, run, symlinks=True)  # results and provenance records included
+    copy_demo(demo, run)  # results and provenance records included
     shutil.copytree(ROOT / EXAMPLES, run / EXAMPLES, dirs_exist_ok=True)
     result = snakemake(run, "lpaqa", *DEMO, f"{EXAMPLES}/override.yaml")
     ran = executed_rules(result)

@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import DEMO, ROOT, copy_project
+from conftest import DEMO, ROOT, copy_demo, copy_project
 
 pytestmark = pytest.mark.workflow
 
@@ -109,7 +109,7 @@ def cluster_runs(cluster, request, tmp_path_factory):
     demo = request.getfixturevalue("demo")
     probes, failing, memory = base / "probes", base / "failing", base / "memory"
     for project in (probes, failing, memory):
-        shutil.copytree(demo, project, symlinks=True)
+        copy_demo(demo, project)
     starved = yaml.safe_load(yaml.safe_dump(profile))
     starved["set-resources"]["stest_probe"]["mem_mb"] = 100
     memory_target = ["results/stest/scores/tiny-demo-bert-small.parquet", "--forcerun", "stest_probe"]

@@ -33,7 +33,7 @@ import yaml
 
 from knowprobe import contracts
 
-from conftest import DEMO, ROOT, RULE_LINE, copy_project, executed_rules, smk_rules, snakemake
+from conftest import DEMO, ROOT, RULE_LINE, copy_demo, copy_project, executed_rules, smk_rules, snakemake
 
 pytestmark = pytest.mark.workflow
 
@@ -61,7 +61,7 @@ def test_interrupted_run_resumes_and_gives_identical_tables(demo, tmp_path):
     (its training from scratch, then its probe), to keep the suite short; every model's training
     is held to the thread count by test_demo_training_does_not_depend_on_the_thread_count."""
     project = tmp_path / "project"
-    shutil.copytree(demo, project, symlinks=True)
+    copy_demo(demo, project)
     output = tmp_path / "interrupted.log"
     models = ["tiny-demo-bert-small"]
     targets = [f"results/stest/scores/{model}.parquet" for model in models]
@@ -171,7 +171,7 @@ SELECTION_AND_AFTER = {
 
 def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path):
     project = tmp_path / "project"
-    shutil.copytree(demo, project, symlinks=True)  # results and provenance records included
+    copy_demo(demo, project)  # results and provenance records included
     probes = sorted((project / "results/lpaqa/probe").rglob("*"))
     stamps = {path: path.stat().st_mtime_ns for path in probes}
     assert executed_rules(snakemake(project, *DEMO)) == set(), "a finished run should have nothing to do"
@@ -304,7 +304,7 @@ def test_the_bootstrap_settings_rerun_only_the_intervals(demo, tmp_path):
     intervals (and what shows them), never a probe or a table of point estimates; the same seed
     gives the same numbers again."""
     project = tmp_path / "project"
-    shutil.copytree(demo, project, symlinks=True)
+    copy_demo(demo, project)
     tables = [project / f"results/{study}/tables/intervals.csv" for study in ("lpaqa", "stest", "comps", "bear")]
     before = [path.read_text() for path in tables]
     fewer = with_config(project, "b.yaml", lambda c: c.setdefault("uncertainty", {}).update(bootstrap=2000))

@@ -11,7 +11,7 @@ import pytest
 
 from knowprobe.bear import dataset, metrics, probe
 
-from conftest import ROOT
+from conftest import ROOT, copy_demo
 
 pytestmark = pytest.mark.workflow
 RESULTS = "results/bear"
@@ -65,14 +65,13 @@ def test_the_tables_agree_with_the_scores(demo):
 def test_the_domains_rerun_only_the_tables(demo, tmp_path):
     """Issue 54: changing only bear.relation_info (the domains) reran the import and every
     model's scoring, which domains do not touch; only the tables (and what shows them) rerun."""
-    import shutil
 
     import yaml
 
     from conftest import snakemake
 
     project = tmp_path / "project"
-    shutil.copytree(demo, project, symlinks=True)
+    copy_demo(demo, project)
     info = json.loads((project / "resources/demo/bear/relation_info.json").read_text())
     info["P36"]["domains"] = ["Political"]
     (project / "other_info.json").write_text(json.dumps(info))
