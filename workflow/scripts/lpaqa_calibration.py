@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from knowprobe import contracts, scoring, uncertainty
+from knowprobe import contracts, uncertainty
 from knowprobe.io import rule_logging, write_csv
 from knowprobe.lpaqa import calibration, probe, selection, trex_train
 
@@ -15,19 +15,14 @@ with rule_logging(snakemake.log[0]) as log:
     torch.set_num_threads(snakemake.threads)
     score = snakemake.params.score
     settings = uncertainty.Settings(**snakemake.params.uncertainty)
-    if score == "statement":
-        # the probe kept each row's statement scores over its relation's C_r: no model runs here
-        candidate_logprobs, column_of = probe.statement_logprobs, None
-    else:
-        # the LM head (masked or causal) on the hidden states the probe kept (mask, next_token)
-        scorer = scoring.load(
-            snakemake.input.model, snakemake.params.kind, scoring.ScoringSettings(**snakemake.params.scoring)
-        )
-        candidate_ids = contracts.read(snakemake.input.candidates, contracts.CANDIDATES)["token_id"].to_numpy()
-        column_of = {int(token): column for column, token in enumerate(candidate_ids)}
-
-        def candidate_logprobs(hidden):
-            return scorer.candidate_logprobs_from_hidden(hidden, candidate_ids)
+    # the statement score: the probe kept scores over C_r; else only the LM head runs, on the kept hidden states
+    candidate_logprobs, column_of = probe.stored_candidate_logprobs(
+        snakemake.params.score,
+        snakemake.input.model,
+        snakemake.params.kind,
+        snakemake.params.scoring,
+        snakemake.input.candidates,
+    )
 
     prompts = contracts.read(snakemake.input.prompts, contracts.PROMPT_SELECTION)
     facts = contracts.read(snakemake.input.trex_train, contracts.FACTS)

@@ -7,7 +7,7 @@ encoder does not run) or statement scores (no model runs)."""
 import pandas as pd
 import torch
 
-from knowprobe import contracts, scoring
+from knowprobe import contracts
 from knowprobe.io import KnowprobeError, rule_logging
 from knowprobe.lpaqa import probe, selection, trex_train
 
@@ -16,19 +16,14 @@ with rule_logging(snakemake.log[0]) as log:
     settings = selection.SelectionSettings(
         max_k=snakemake.params.max_k, opti=selection.OptiSettings(**snakemake.params.opti)
     )
-    if snakemake.params.score == "statement":
-        # the probe kept each row's statement scores over its relation's C_r: no model runs here
-        candidate_logprobs, column_of = probe.statement_logprobs, None
-    else:
-        # only the LM head runs here, on the hidden states the probe kept
-        scorer = scoring.load(
-            snakemake.input.model, snakemake.params.kind, scoring.ScoringSettings(**snakemake.params.scoring)
-        )
-        candidate_ids = contracts.read(snakemake.input.candidates, contracts.CANDIDATES)["token_id"].to_numpy()
-        column_of = {int(token): column for column, token in enumerate(candidate_ids)}
-
-        def candidate_logprobs(hidden):
-            return scorer.candidate_logprobs_from_hidden(hidden, candidate_ids)
+    # the statement score: the probe kept scores over C_r; else only the LM head runs, on the kept hidden states
+    candidate_logprobs, column_of = probe.stored_candidate_logprobs(
+        snakemake.params.score,
+        snakemake.input.model,
+        snakemake.params.kind,
+        snakemake.params.scoring,
+        snakemake.input.candidates,
+    )
 
     facts = contracts.read(snakemake.input.trex_train, contracts.FACTS)
     train_ids = set(trex_train.split(facts, snakemake.params.train_share, snakemake.params.split_seed)[0]["fact_id"])

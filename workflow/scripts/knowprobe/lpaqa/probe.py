@@ -415,6 +415,27 @@ def statement_logprobs(scores: torch.Tensor) -> np.ndarray:
     return normalised(values[:, :width].astype(np.float64))
 
 
+def stored_candidate_logprobs(score: str, model_dir, kind: str, scoring_settings: dict, candidates_path):
+    """How the stages after the probe (selection, calibration) rank candidates from what the probe
+    stored, without running the model's encoder: a statement score's rows are already scores over
+    C_r (``statement_logprobs``; no model loads); a mask or next-token score's rows are hidden
+    states, on which only the loaded model's LM head runs, over the candidate ids. Returns
+    ``(candidate_logprobs, column_of)``: the function from stored rows to log-probs, and each
+    candidate token id's column (None for the statement score, whose columns are C_r's order)."""
+    if score == "statement":
+        return statement_logprobs, None
+    from .. import contracts, scoring
+
+    scorer = scoring.load(model_dir, kind, scoring.ScoringSettings(**scoring_settings))
+    candidate_ids = contracts.read(candidates_path, contracts.CANDIDATES)["token_id"].to_numpy()
+    column_of = {int(token): column for column, token in enumerate(candidate_ids)}
+
+    def candidate_logprobs(hidden):
+        return scorer.candidate_logprobs_from_hidden(hidden, candidate_ids)
+
+    return candidate_logprobs, column_of
+
+
 def log_right_context(name: str, pairs: pd.DataFrame) -> None:
     """The next-token score's count of prompts (and pairs) whose right context it drops."""
     prompts = pairs.drop_duplicates("prompt_id")
