@@ -309,3 +309,21 @@ def test_a_downloaded_relation_info_is_held_to_its_sha256(tmp_path):
     dataset.verify_digest(path, file_digest(path, "sha256"), "bear.relation_info.sha256")
     with pytest.raises(KnowprobeError, match=r"relation_info.json: sha256 \w+ does not match 0+ \(bear.relation_info"):
         dataset.verify_digest(path, "0" * 64, "bear.relation_info.sha256")
+
+
+def test_a_seeded_sample_keeps_at_most_n_instances_of_each_relation_in_file_order():
+    """bear.per_relation: each relation's draw depends on the seed and its code only, so adding a
+    relation changes no other's sample; the kept instances keep their numbers and file order."""
+    from knowprobe.bear.dataset import sample_instances, sample_note
+
+    instances = pd.DataFrame({"relation": ["P1"] * 10 + ["P2"] * 3, "instance": list(range(10)) + list(range(3))})
+    sample = sample_instances(instances, 4, seed=0)
+    assert sample.groupby("relation").size().to_dict() == {"P1": 4, "P2": 3}
+    kept = sample.loc[sample["relation"] == "P1", "instance"].tolist()
+    assert kept == sorted(kept) and set(kept) <= set(range(10))
+    alone = sample_instances(instances[instances["relation"] == "P1"], 4, seed=0)
+    assert alone["instance"].tolist() == kept
+    assert sample_instances(instances, 4, seed=1)["instance"].tolist() != sample["instance"].tolist()
+    assert sample_instances(instances, None, seed=0) is instances
+    assert sample_note(None, 0, 13) == ""
+    assert sample_note(4, 0, 7).startswith(" A seeded sample of BEAR: at most 4 instances of each relation")

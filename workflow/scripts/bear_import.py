@@ -4,7 +4,7 @@ every record left out counted by file and reason (relation_info.json's domains a
 from pathlib import Path
 
 from knowprobe import contracts
-from knowprobe.bear.dataset import read_dataset
+from knowprobe.bear.dataset import read_dataset, sample_instances
 from knowprobe.io import rule_logging, write_csv
 
 with rule_logging(snakemake.log[0]) as log:
@@ -12,6 +12,16 @@ with rule_logging(snakemake.log[0]) as log:
     if snakemake.params.member:
         directory = directory / snakemake.params.member
     relations, instances, rejects = read_dataset(directory)
+    if snakemake.params.per_relation is not None:
+        total = len(instances)
+        instances = sample_instances(instances, snakemake.params.per_relation, snakemake.params.seed)
+        log.info(
+            "a seeded sample (bear.per_relation %d, seed %d): %d of %d instances",
+            snakemake.params.per_relation,
+            snakemake.params.seed,
+            len(instances),
+            total,
+        )
     for left_out, part in rejects.groupby("left_out", sort=True):
         what = "left out" if left_out else "counted and kept"
         log.warning("%d records %s: %s", part["n"].sum(), what, part.drop(columns="left_out").to_dict("records"))

@@ -8,7 +8,7 @@ import pandas as pd
 
 from knowprobe import contracts
 from knowprobe.bear import metrics, tables
-from knowprobe.bear.dataset import read_relation_info, verify_digest
+from knowprobe.bear.dataset import read_relation_info, sample_note, verify_digest
 from knowprobe.io import rule_logging
 from knowprobe.tables import load_paper, write_table
 
@@ -33,6 +33,7 @@ with rule_logging(snakemake.log[0]) as log:
     baseline = metrics.random_baseline(instances, relations)
     rule = f"ties: {params.ties}" + (" (the answer first in the answer space wins)" if params.ties == "first" else "")
     rule += tables.left_out_note(models)
+    rule += sample_note(params.per_relation, params.seed, len(instances))
 
     def save(name, long, layout, caption):
         write_table(snakemake.output, name, long, layout, caption)

@@ -64,6 +64,8 @@ rule bear_import:
         "../../../envs/lama.yaml"
     params:
         member=bear_member(),
+        per_relation=BEAR["per_relation"],
+        seed=BEAR["seed"],
     script:
         "../../scripts/bear_import.py"
 

@@ -43,6 +43,8 @@ rule bear_tables:
         ties=BEAR["ties"],
         ddof=BEAR["sem_ddof"],
         divide_support=BEAR["divide_support"],
+        per_relation=BEAR["per_relation"],
+        seed=BEAR["seed"],
         # a download is held to the configured SHA-256; a local file is taken as it is
         relation_info_sha256=BEAR["relation_info"]["sha256"] if bear_relation_info_downloaded() else None,
     script:

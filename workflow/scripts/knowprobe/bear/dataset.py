@@ -20,6 +20,7 @@ from collections import Counter
 from pathlib import Path
 from typing import NamedTuple
 
+import numpy as np
 import pandas as pd
 
 from ..download import file_digest
@@ -182,6 +183,33 @@ def read_dataset(directory: str | Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.
         pd.DataFrame(relations, columns=RELATION_COLUMNS),
         pd.DataFrame(instances, columns=INSTANCE_COLUMNS),
         pd.DataFrame(rejects, columns=REJECT_COLUMNS),
+    )
+
+
+def sample_instances(instances: pd.DataFrame, per_relation: int | None, seed: int) -> pd.DataFrame:
+    """A seeded sample of at most ``per_relation`` instances of each relation (``bear.per_relation``;
+    None keeps all): each relation's draw depends only on the seed and the relation's code (not on
+    which other relations there are), the kept instances stay in file order with their numbers."""
+    if per_relation is None:
+        return instances
+    import zlib
+
+    kept = []
+    for code, part in instances.groupby("relation", sort=False):
+        if len(part) > per_relation:
+            rng = np.random.default_rng([seed, zlib.crc32(str(code).encode())])
+            part = part.iloc[np.sort(rng.choice(len(part), per_relation, replace=False))]
+        kept.append(part)
+    return pd.concat(kept, ignore_index=True) if kept else instances
+
+
+def sample_note(per_relation: int | None, seed: int, kept: int) -> str:
+    """The tables' words for a sample (empty without one)."""
+    if per_relation is None:
+        return ""
+    return (
+        f" A seeded sample of BEAR: at most {per_relation} instances of each relation (bear.per_relation, seed "
+        f"{seed}), {kept:,} in all; an estimate of the score over every instance, not the leaderboard's set."
     )
 
 
