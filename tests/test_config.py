@@ -19,6 +19,10 @@ from conftest import ROOT
 
 REQUIRED_WITHOUT_DEFAULT = {  # declared by the user, never guessed
     "models.*.kind",
+    # a model from PyPI names its pinned wheels, their members and the file's digest
+    "models.*.pypi.packages",
+    "models.*.pypi.gguf",
+    "models.*.pypi.sha256",
     # an S-TEST relation a user adds states how its paths run and how it is asked
     "stest.relations.*.start",
     "stest.relations.*.step",
