@@ -321,11 +321,35 @@ def gemma3_gguf_file() -> Path:
 
 @pytest.fixture(scope="session")
 def gemma3_gguf(gemma3_gguf_file):
-    """Gemma-3-270M from its GGUF file, dequantized to float32 on the CPU (knowprobe.scoring.load):
-    loaded once a test session (about 48 CPU-seconds)."""
+    """Gemma-3-270M from its GGUF file, dequantized to float32 on the CPU (knowprobe.scoring.load),
+    loaded once a test session. Reading the GGUF file takes about 49 CPU-seconds (transformers
+    parses its 262,144-token vocabulary three times: config, tokenizer, weights), so the first
+    session keeps the dequantized model and its tokenizer (save_pretrained, 1.1 GB) beside the
+    file, and later sessions load that copy (about 3 CPU-seconds): the same float32 numbers, as
+    tests/test_gguf.py checks of a GGUF model and its save_pretrained copy."""
+    import shutil
+    import tempfile
+
+    import transformers
+    from filelock import FileLock
+
     from knowprobe import scoring
 
-    return scoring.load(gemma3_gguf_file, "causal", scoring.ScoringSettings(device="cpu", dtype="float32"))
+    settings = scoring.ScoringSettings(device="cpu", dtype="float32")
+    saved = (
+        gemma3_gguf_file.parent / f"gemma-3-270m-float32-{GEMMA3_SHA256[:12]}-transformers-{transformers.__version__}"
+    )
+    with FileLock(str(gemma3_gguf_file.parent / "gemma3.lock")):
+        if (saved / "complete").is_file():
+            return scoring.load(saved, "causal", settings)
+        loaded = scoring.load(gemma3_gguf_file, "causal", settings)
+        partial = Path(tempfile.mkdtemp(dir=gemma3_gguf_file.parent, prefix=".gemma3-"))
+        loaded.model.save_pretrained(partial)
+        loaded.tokenizer.save_pretrained(partial)
+        (partial / "complete").write_text(gemma3_gguf_file.name + "\n")
+        shutil.rmtree(saved, ignore_errors=True)
+        partial.rename(saved)  # whole, or not there
+    return loaded
 
 
 RULE = re.compile(r"^rule (\w+):\n((?:[ \t]+.*\n|[ \t]*\n)*)", re.M)

@@ -123,6 +123,10 @@ def test_smollm2_bear_statement_scores_equal_lm_pub_quiz(smollm2_gguf, tmp_path)
     assert len(ours) == 2 * 3 * (6 + 5 + 6)  # instances x templates x answers
     np.testing.assert_allclose(ours["score"], ours["theirs"], rtol=0, atol=TOLERANCE)
     assert (decisions(ours, "score") == decisions(ours, "theirs")).all()
+    print(
+        f"BEAR on SmolLM2: {len(ours)} statements at most {(ours['score'] - ours['theirs']).abs().max():.1e} from "
+        f"lm-pub-quiz, {len(decisions(ours, 'score'))} decisions equal"
+    )
 
 
 def test_gemma3_bear_holds_one_bos_where_lm_pub_quiz_scores_two(gemma3_gguf, tmp_path):
@@ -309,7 +313,7 @@ def test_smollm2_stest_naturalness_reads_as_the_authors_gpt2_connector(smollm2_g
     queries = prompts.queries(triples, schema_defaults("stest")["relations"], k=2, seed=0)
     natural = queries[queries["measure"] == "naturalness"]
     assert set(natural["method"]) == {"VP", "FP", "CP"}
-    literal_apart = []
+    literal_apart, apart = [], 0.0
     for start_token, start_id in (("auto", tokenizer.unk_token_id), ("bos", model.config.bos_token_id)):
         scoring = smollm2_gguf if start_token == "auto" else scorer(smollm2_gguf, start_token)
         scores = probe.score(scoring, "smollm2", triples, natural, candidates)
@@ -326,11 +330,13 @@ def test_smollm2_stest_naturalness_reads_as_the_authors_gpt2_connector(smollm2_g
             got = row[["fine_score", "coarse_score"]].to_numpy(float)[0]
             theirs = connector_logprobs(model, tokenizer, sentence, start_id, tokenizer.unk_token_id, targets)
             np.testing.assert_allclose(got, theirs, rtol=0, atol=TOLERANCE)
+            apart = max(apart, np.abs(got - theirs).max())
             if start_token == "bos":
                 literal = connector_logprobs(model, tokenizer, sentence, start_id, model.config.eos_token_id, targets)
                 literal_apart.append(np.abs(literal - got).max())
     print(
-        f"S-TEST on SmolLM2: {len(natural)} naturalness queries x 2 start tokens equal the connector's loop; "
+        f"S-TEST on SmolLM2: {len(natural)} naturalness queries x 2 start tokens equal the connector's loop "
+        f"(at most {apart:.1e} apart); "
         f"the connector's literal EOS id in the mask would move them by up to {max(literal_apart):.2f} "
         f"(median {np.median(literal_apart):.2f})"
     )
