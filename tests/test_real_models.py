@@ -406,13 +406,18 @@ def test_smollm2s_lama_predictions_are_frozen(smollm2_gguf, lama_draw):
     prompts, LAMA's common vocabulary, the default start token) as frozen in
     tests/data/smollm2_lama_predictions.tsv by tests/data/smollm2_lama_predictions.py (its
     docstring gives the command that regenerates it): the predicted word and the gold's rank
-    exactly, the gold's log-prob within 1e-3 (the file rounds to 4 decimals; float32 kernels of
-    other CPUs move the last bits)."""
+    exactly, except where another candidate lies within 1e-4 nats of the one that decides (float32
+    kernels of other CPUs, or other thread counts, move the last bits: measured 1e-5 and less);
+    the gold's log-prob within 1e-3 (the file rounds to 4 decimals)."""
     expected = frozen.read_frozen()
-    got = frozen.predictions(smollm2_gguf, *lama_draw)
+    got = frozen.predictions(smollm2_gguf, *lama_draw, ties=1e-4)
     assert len(expected) == frozen.FACTS_PER_RELATION * expected["relation"].nunique() == 210
     assert got["fact_id"].tolist() == expected["fact_id"].tolist()
     assert got["relation"].tolist() == expected["relation"].tolist()
-    changed = got[(got["prediction"] != expected["prediction"]) | (got["gold_rank"] != expected["gold_rank"])]
-    assert changed.empty, f"{len(changed)} of {len(got)} facts' predictions or ranks moved:\n{changed.head(10)}"
     np.testing.assert_allclose(got["gold_logprob"], expected["gold_logprob"], rtol=0, atol=TOLERANCE)
+    rank_held = expected["gold_rank"].between(got["rank_low"], got["rank_high"])
+    prediction_held = [word in near for word, near in zip(expected["prediction"], got["near_best"])]
+    moved = got[~rank_held | ~np.array(prediction_held)]
+    assert moved.empty, f"{len(moved)} of {len(got)} facts' predictions or ranks moved:\n{moved.head(10)}"
+    exact = (got["gold_rank"] == expected["gold_rank"]) & (got["prediction"] == expected["prediction"])
+    print(f"LAMA on SmolLM2: {exact.sum()} of {len(got)} frozen predictions and ranks equal exactly")

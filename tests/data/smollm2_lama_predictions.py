@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 TSV = Path(__file__).with_name("smollm2_lama_predictions.tsv")
@@ -46,14 +47,31 @@ def lama_draw(tokenizer, lama_dir: Path, per_relation: int = FACTS_PER_RELATION,
     return kept.reset_index(drop=True), lama.manual_prompts(relations, {}), candidates
 
 
-def predictions(scorer, facts: pd.DataFrame, prompts: pd.DataFrame, candidates: pd.DataFrame) -> pd.DataFrame:
+def predictions(
+    scorer, facts: pd.DataFrame, prompts: pd.DataFrame, candidates: pd.DataFrame, ties: float | None = None
+) -> pd.DataFrame:
     """The table's rows (``COLUMNS``) for the facts of ``lama_draw``, sorted by relation and fact
-    id; log-probs unrounded."""
+    id; log-probs unrounded. With ``ties`` (nats), also what float32 drift of that size could make
+    of each row (the test's allowance, computed from this run's candidate log-probs): ``rank_low``
+    and ``rank_high``, the fewest and most candidates that could score above the gold, and
+    ``near_best``, the words within ``ties`` of the best."""
     from knowprobe.lpaqa import probe
 
-    table, _ = probe.probe(facts, prompts, scorer, candidates, top_k=1, score="next_token")
+    table, hidden = probe.probe(facts, prompts, scorer, candidates, top_k=1, score="next_token")
     frame = table.to_pandas() if hasattr(table, "to_pandas") else table
-    frame = frame[COLUMNS].sort_values(["relation", "fact_id"], kind="stable").reset_index(drop=True)
+    columns = list(COLUMNS)
+    if ties is not None:
+        ids = candidates["token_id"].to_numpy()
+        logprobs = np.asarray(scorer.candidate_logprobs_from_hidden(hidden, ids), dtype=np.float64)
+        gold = frame["gold_logprob"].to_numpy(np.float64)[:, None]
+        is_gold = ids[None, :] == frame["obj_token_id"].to_numpy()[:, None]
+        frame["rank_low"] = (logprobs > gold + ties).sum(1)
+        frame["rank_high"] = ((logprobs > gold - ties) & ~is_gold).sum(1)
+        words = candidates["word"].to_numpy()
+        best = logprobs.max(1, keepdims=True)
+        frame["near_best"] = [set(words[row]) for row in logprobs >= best - ties]
+        columns += ["rank_low", "rank_high", "near_best"]
+    frame = frame[columns].sort_values(["relation", "fact_id"], kind="stable").reset_index(drop=True)
     return frame.astype({"gold_rank": "int64", "gold_logprob": "float64"})
 
 
