@@ -326,4 +326,4 @@ def test_a_seeded_sample_keeps_at_most_n_instances_of_each_relation_in_file_orde
     assert sample_instances(instances, 4, seed=1)["instance"].tolist() != sample["instance"].tolist()
     assert sample_instances(instances, None, seed=0) is instances
     assert sample_note(None, 0, 13) == ""
-    assert sample_note(4, 0, 7).startswith(" A seeded sample of BEAR: at most 4 instances of each relation")
+    assert sample_note(4, 0, 7).startswith("; a seeded sample of BEAR: at most 4 instances of each relation")

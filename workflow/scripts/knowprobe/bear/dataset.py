@@ -208,8 +208,8 @@ def sample_note(per_relation: int | None, seed: int, kept: int) -> str:
     if per_relation is None:
         return ""
     return (
-        f" A seeded sample of BEAR: at most {per_relation} instances of each relation (bear.per_relation, seed "
-        f"{seed}), {kept:,} in all; an estimate of the score over every instance, not the leaderboard's set."
+        f"; a seeded sample of BEAR: at most {per_relation} instances of each relation (bear.per_relation, seed "
+        f"{seed}), {kept:,} in all, an estimate of the score over every instance, not the leaderboard's set"
     )
 
 
