@@ -672,7 +672,7 @@ def test_comps_alone_with_a_causal_model_runs(tmp_path):
         (lambda c: c["models"]["tiny-demo-bert"].pop("kind"), "config models.tiny-demo-bert: 'kind' is a required"),
         (
             lambda c: c["models"]["tiny-demo-bert"].update(hub_id="bert-base-cased"),
-            "config models.tiny-demo-bert: give exactly one of hub_id, path, gguf or train",
+            "config models.tiny-demo-bert: give exactly one of hub_id, path, gguf, pypi or train",
         ),
         (lambda c: c["lpaqa"]["lama"].update(data="resources/nowhere"), "config lpaqa.lama.data: directory"),
         (lambda c: c["wikidata"].update(path="resources/nowhere.json.gz"), "config wikidata.path: file"),
