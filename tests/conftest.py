@@ -20,6 +20,7 @@ import pytest
 # it). Set before torch loads libgomp, which reads it then; the runs the tests start inherit it.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -684,3 +685,23 @@ def write_wikidata_tables(directory, entities: int, claims: int, relations=("P31
     )
     write(claims_table, directory / "claims.parquet", contracts.CLAIMS)
     return [f"Word{i}" for i in range(1, 1000)]
+
+
+def gpt2_connector_logprobs(model, tokenizer, sentence: str, start_id: int, mask_id: int, ids) -> np.ndarray:
+    """The authors' GPT-2 connector's loop (their LAMA fork's lama/modules/gpt2_connector.py,
+    ``__get_input_tensors`` and ``get_batch_generation``), one sentence at a time: the sentence
+    split at each [MASK], every piece stripped and tokenized alone, ``mask_id`` in each mask (the
+    connector's ``unk_id``), ``start_id`` first (its ``bos_id``); the log-softmax over the
+    vocabulary at the second mask (the object's; the subject's is the first), for ``ids``."""
+    tokens, masked = [], []
+    for number, piece in enumerate(sentence.split("[MASK]")):
+        if number > 0:
+            masked.append(len(tokens))
+            tokens.append(mask_id)
+        if piece.strip():
+            tokens.extend(tokenizer(piece.strip(), add_special_tokens=False)["input_ids"])
+    source = [start_id] + tokens[:-1]  # position i predicts tokens[i]
+    # the object's mask reads what precedes it only (a left-to-right model): the rest is not run
+    with torch.no_grad():
+        logits = model(input_ids=torch.tensor([source[: masked[1] + 1]]), logits_to_keep=1).logits[0, -1]
+    return torch.log_softmax(logits.float(), -1)[list(ids)].numpy()

@@ -30,7 +30,7 @@ import torch
 
 from knowprobe.scoring import CausalLM, ScoringSettings
 
-from conftest import require_shared
+from conftest import gpt2_connector_logprobs, require_shared
 
 sys.path.insert(0, str(Path(__file__).parent / "data"))
 import smollm2_lama_predictions as frozen  # noqa: E402
@@ -259,26 +259,6 @@ def test_smollm2_comps_scores_equal_minicons_as_the_authors_called_it(smollm2_gg
 # --- S-TEST against the authors' GPT-2 connector --------------------------------------------------
 
 
-def connector_logprobs(model, tokenizer, sentence: str, start_id: int, mask_id: int, ids) -> np.ndarray:
-    """The authors' GPT-2 connector's loop (their LAMA fork's lama/modules/gpt2_connector.py,
-    ``__get_input_tensors`` and ``get_batch_generation``), one sentence at a time: the sentence
-    split at each [MASK], every piece stripped and tokenized alone, ``mask_id`` in each mask (the
-    connector's ``unk_id``), ``start_id`` first (its ``bos_id``); the log-softmax over the
-    vocabulary at the second mask (the object's; the subject's is the first), for ``ids``."""
-    tokens, masked = [], []
-    for number, piece in enumerate(sentence.split("[MASK]")):
-        if number > 0:
-            masked.append(len(tokens))
-            tokens.append(mask_id)
-        if piece.strip():
-            tokens.extend(tokenizer(piece.strip(), add_special_tokens=False)["input_ids"])
-    source = [start_id] + tokens[:-1]  # position i predicts tokens[i]
-    # the object's mask reads what precedes it only (a left-to-right model): the rest is not run
-    with torch.no_grad():
-        logits = model(input_ids=torch.tensor([source[: masked[1] + 1]]), logits_to_keep=1).logits[0, -1]
-    return torch.log_softmax(logits.float(), -1)[list(ids)].numpy()
-
-
 def test_smollm2_stest_naturalness_reads_as_the_authors_gpt2_connector(smollm2_gguf):
     """The connector sets ``bos_id = config.bos_token_id`` and ``unk_id = config.eos_token_id``
     ("use UNK as [MASK]"): on GPT-2 one token, ``<|endoftext|>``, its BOS, EOS, unknown token and
@@ -328,11 +308,13 @@ def test_smollm2_stest_naturalness_reads_as_the_authors_gpt2_connector(smollm2_g
                 & (scores["mode"] == "next_token")
             ]
             got = row[["fine_score", "coarse_score"]].to_numpy(float)[0]
-            theirs = connector_logprobs(model, tokenizer, sentence, start_id, tokenizer.unk_token_id, targets)
+            theirs = gpt2_connector_logprobs(model, tokenizer, sentence, start_id, tokenizer.unk_token_id, targets)
             np.testing.assert_allclose(got, theirs, rtol=0, atol=TOLERANCE)
             apart = max(apart, np.abs(got - theirs).max())
             if start_token == "bos":
-                literal = connector_logprobs(model, tokenizer, sentence, start_id, model.config.eos_token_id, targets)
+                literal = gpt2_connector_logprobs(
+                    model, tokenizer, sentence, start_id, model.config.eos_token_id, targets
+                )
                 literal_apart.append(np.abs(literal - got).max())
     print(
         f"S-TEST on SmolLM2: {len(natural)} naturalness queries x 2 start tokens equal the connector's loop "

@@ -177,22 +177,12 @@ def test_causal_scores_match_a_plain_forward(tiny_causal_models):
 
 
 def authors_gpt2_logprobs(model, tokenizer, sentence: str, ids: list[int]) -> np.ndarray:
-    """The authors' GPT-2 connector (their LAMA fork's lama/modules/gpt2_connector.py), written
-    out plainly: the sentence split at each [MASK], every piece stripped and tokenized alone, the
-    unknown id (GPT-2's end-of-text) in each mask, the BOS id in front; the log-probabilities of
-    ``ids`` at the second mask (the object's, the subject's being the first)."""
+    """The authors' GPT-2 connector (conftest.gpt2_connector_logprobs) with GPT-2's ids: the BOS id
+    in front, the unknown id (GPT-2's end-of-text) in each mask."""
+    from conftest import gpt2_connector_logprobs
+
     unk = tokenizer.convert_tokens_to_ids(tokenizer.unk_token)
-    tokens, masked = [], []
-    for number, piece in enumerate(sentence.split("[MASK]")):
-        if number > 0:
-            masked.append(len(tokens))
-            tokens.append(unk)
-        if piece.strip():
-            tokens.extend(tokenizer(piece.strip(), add_special_tokens=False)["input_ids"])
-    source = torch.tensor([[tokenizer.bos_token_id] + tokens[:-1]])  # predicting tokens[i] at position i
-    with torch.no_grad():
-        logprobs = torch.log_softmax(model(input_ids=source).logits[0], -1)
-    return logprobs[masked[1], ids].numpy()
+    return gpt2_connector_logprobs(model, tokenizer, sentence, tokenizer.bos_token_id, unk, ids)
 
 
 @pytest.mark.parametrize("spacing", ["authors", "spaced"])
