@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import sys
 
 import numpy as np
 import pytest
@@ -18,7 +19,7 @@ from knowprobe.io import KnowprobeError
 from knowprobe.scoring import CausalLM, MaskedLM
 from knowprobe.statements import Statement, fill_statement
 
-from conftest import _tiny, byte_level_tokenizer
+from conftest import ROOT, _tiny, byte_level_tokenizer
 
 lm_pub_quiz = pytest.importorskip("lm_pub_quiz", reason="lm-pub-quiz (the test extra) is not installed")
 
@@ -366,3 +367,33 @@ def test_alike_masked_copies_run_once(tiny_bert, wordpiece_tokenizer, monkeypatc
     assert sum(run) == copies - saved
     np.testing.assert_allclose(together, alone, atol=TOLERANCE)
     assert len(set(together.round(6))) == 4
+
+
+def test_benchmark_names_the_groups_where_lm_pub_quiz_reads_a_second_bos(causal_models):
+    """benchmarks/statement_scoring.py compares knowprobe with lm-pub-quiz on statements of one BOS
+    each; its ``second_bos`` names the (instance, template) groups where lm-pub-quiz reads two (a
+    tokenizer that puts its BOS first under ``add_bos_token`` and pads on the left, as Gemma-3's:
+    docs/bear.md). Held here to lm-pub-quiz's own encode of each group, padding on either side."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from statement_scoring import group_sizes, second_bos, statements
+
+    _, llama, tokenizer = causal_models[1]
+    relations = [{"code": code, **spec} for code, spec in RELATIONS.items()]
+    # and P1 with its longest answer first: padded on the left, its first row then opens with the BOS
+    longest_first = sorted(RELATIONS["P1"]["answers"], key=lambda answer: -len(tokenizer(" " + answer)["input_ids"]))
+    relations.append({**relations[0], "code": "P3", "answers": longest_first})
+    texts = [s.text for s in statements(relations)]
+    for side in ("left", "right"):
+        copied = copy.deepcopy(tokenizer)
+        copied.padding_side = side
+        evaluator = lm_pub_quiz.Evaluator.from_model(llama, model_type="CLM", tokenizer=copied, device="cpu")
+        read_twice, start = [], 0
+        for size in group_sizes(relations):
+            batch, _ = evaluator.encode(texts[start : start + size], [None] * size)
+            bos = (batch["input_ids"] == copied.bos_token_id).sum(dim=1)
+            assert len(set(bos.tolist())) == 1  # one BOS or two, the same for the whole group
+            read_twice.append(int(bos[0]) == 2)
+            start += size
+        named = second_bos(copied, relations)
+        assert named.tolist() == read_twice
+        assert (0 < named.sum() < len(named)) if side == "left" else not named.any()
