@@ -264,10 +264,11 @@ def test_smollm2_stest_naturalness_reads_as_the_authors_gpt2_connector(smollm2_g
     ("use UNK as [MASK]"): on GPT-2 one token, ``<|endoftext|>``, its BOS, EOS, unknown token and
     document separator. SmolLM2's tokenizer gives those roles three tokens (BOS ``<|im_start|>``,
     EOS ``<|im_end|>``, unknown ``<|endoftext|>``, also its document separator), so that each
-    reading shows. knowprobe puts the start token first and the unknown token in the masked
-    subject: by default (``auto``) ``<|endoftext|>`` in both, GPT-2's input token for token; with
-    ``start_token: bos`` the config's BOS first. The connector's literal EOS id in the mask
-    (``<|im_end|>``, a chat turn's end) is not what knowprobe reads: measured and printed here."""
+    reading shows. knowprobe puts the start token first (``auto``: ``<|endoftext|>``; ``bos``: the
+    config's BOS, the connector's) and in the masked subject, by default, the config's EOS id as
+    the connector does (``stest.subject_token: eos``), or the unknown token (``unk``, as its
+    comment reads): each equals the connector's loop with that id; how far apart the two
+    readings are is printed."""
     from knowprobe.config import schema_defaults
     from knowprobe.stest import probe, prompts
     from knowprobe.vocab import candidate_table
@@ -277,6 +278,8 @@ def test_smollm2_stest_naturalness_reads_as_the_authors_gpt2_connector(smollm2_g
     assert len(set(roles)) == 3, roles  # three different tokens
     assert (model.config.bos_token_id, model.config.eos_token_id) == tuple(roles[:2])
     assert tokenizer.unk_token == "<|endoftext|>"
+    assert schema_defaults("stest")["subject_token"] == "eos"
+    assert [probe.subject_token(smollm2_gguf, s) for s in ("eos", "unk")] == ["<|im_end|>", "<|endoftext|>"]
     triples = pd.DataFrame(
         {
             "relation": ["P131"] * 3,
@@ -293,36 +296,33 @@ def test_smollm2_stest_naturalness_reads_as_the_authors_gpt2_connector(smollm2_g
     queries = prompts.queries(triples, schema_defaults("stest")["relations"], k=2, seed=0)
     natural = queries[queries["measure"] == "naturalness"]
     assert set(natural["method"]) == {"VP", "FP", "CP"}
-    literal_apart, apart = [], 0.0
+    got, apart = {}, 0.0
     for start_token, start_id in (("auto", tokenizer.unk_token_id), ("bos", model.config.bos_token_id)):
         scoring = smollm2_gguf if start_token == "auto" else scorer(smollm2_gguf, start_token)
-        scores = probe.score(scoring, "smollm2", triples, natural, candidates)
-        for query in natural.itertuples():
-            triple = triples.iloc[query.row]
-            targets = [ids[triple.fine_label], ids[triple.coarse_label]]
-            sentence = query.query.replace("[X]", "[MASK]").replace("[Y]", "[MASK]")
-            row = scores[
-                (scores["sub_uri"] == triple.sub_uri)
-                & (scores["measure"] == "naturalness")
-                & (scores["method"] == query.method)
-                & (scores["mode"] == "next_token")
-            ]
-            got = row[["fine_score", "coarse_score"]].to_numpy(float)[0]
-            theirs = gpt2_connector_logprobs(model, tokenizer, sentence, start_id, tokenizer.unk_token_id, targets)
-            np.testing.assert_allclose(got, theirs, rtol=0, atol=TOLERANCE)
-            apart = max(apart, np.abs(got - theirs).max())
-            if start_token == "bos":
-                literal = gpt2_connector_logprobs(
-                    model, tokenizer, sentence, start_id, model.config.eos_token_id, targets
-                )
-                literal_apart.append(np.abs(literal - got).max())
+        for subject, mask_id in (("eos", model.config.eos_token_id), ("unk", tokenizer.unk_token_id)):
+            scores = probe.score(scoring, "smollm2", triples, natural, candidates, subject=subject)
+            for query in natural.itertuples():
+                triple = triples.iloc[query.row]
+                targets = [ids[triple.fine_label], ids[triple.coarse_label]]
+                sentence = query.query.replace("[X]", "[MASK]").replace("[Y]", "[MASK]")
+                row = scores[
+                    (scores["sub_uri"] == triple.sub_uri)
+                    & (scores["measure"] == "naturalness")
+                    & (scores["method"] == query.method)
+                    & (scores["mode"] == "next_token")
+                ]
+                ours = row[["fine_score", "coarse_score"]].to_numpy(float)[0]
+                theirs = gpt2_connector_logprobs(model, tokenizer, sentence, start_id, mask_id, targets)
+                np.testing.assert_allclose(ours, theirs, rtol=0, atol=TOLERANCE)
+                apart = max(apart, np.abs(ours - theirs).max())
+                got[start_token, subject, query.Index] = ours
+    readings = [np.abs(got[k] - got[(k[0], "unk", k[2])]).max() for k in got if k[1] == "eos"]
     print(
-        f"S-TEST on SmolLM2: {len(natural)} naturalness queries x 2 start tokens equal the connector's loop "
-        f"(at most {apart:.1e} apart); "
-        f"the connector's literal EOS id in the mask would move them by up to {max(literal_apart):.2f} "
-        f"(median {np.median(literal_apart):.2f})"
+        f"S-TEST on SmolLM2: {len(natural)} naturalness queries x 2 start tokens x 2 subject tokens equal the "
+        f"connector's loop (at most {apart:.1e} apart); the EOS and the unknown token in the masked subject are "
+        f"up to {max(readings):.2f} apart (median {np.median(readings):.2f})"
     )
-    assert max(literal_apart) > 10 * TOLERANCE  # the three roles are told apart on this tokenizer
+    assert max(readings) > 10 * TOLERANCE  # the three roles are told apart on this tokenizer
 
 
 # --- LPAQA against LAMA's GPT connector -----------------------------------------------------------

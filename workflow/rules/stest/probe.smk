@@ -22,6 +22,7 @@ rule stest_probe:
         relations=settings(STEST["relations"]),
         few_shot=settings(few_shot_settings()),
         subject_spacing=STEST["subject_spacing"],
+        subject=STEST["subject_token"],
         scoring=lambda wildcards: scoring_settings(wildcards.model),
     script:
         "../../scripts/stest_probe.py"

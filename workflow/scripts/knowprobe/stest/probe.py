@@ -62,18 +62,34 @@ UNUSABLE_REASONS = {
 }
 
 
-def subject_token(scorer) -> str:
-    """The token a causal model reads for a masked subject (LAMA's GPT-2 connector's unknown id)."""
-    return scorer.tokenizer.unk_token or scorer.tokenizer.eos_token
+SUBJECT_TOKENS = ("eos", "unk")  # stest.subject_token
 
 
-def model_texts(scorer, queries: pd.DataFrame, triples: pd.DataFrame, subject_spacing: str = "authors") -> list[tuple]:
+def subject_token(scorer, subject: str = "eos") -> str:
+    """The token a causal model reads for a masked subject. ``eos``: the model's end-of-sequence
+    id (``config.eos_token_id``, the first where it lists several), which the authors' GPT-2
+    connector puts in every ``[MASK]`` (``unk_id = config.eos_token_id``, commented "use UNK as
+    [MASK]"); ``unk``: the tokenizer's unknown token, as that comment reads. On GPT-2 both are
+    ``<|endoftext|>``; a tokenizer without the one falls back to the other."""
+    if subject not in SUBJECT_TOKENS:
+        raise ValueError(f"subject token {subject!r} is not one of {', '.join(SUBJECT_TOKENS)}")
+    tokenizer = scorer.tokenizer
+    eos = getattr(getattr(scorer.model, "config", None), "eos_token_id", None)
+    eos = eos[0] if isinstance(eos, list | tuple) else eos
+    eos = tokenizer.convert_ids_to_tokens(eos) if eos is not None else tokenizer.eos_token
+    ordered = (eos, tokenizer.unk_token) if subject == "eos" else (tokenizer.unk_token, eos)
+    return next(token for token in ordered if token)
+
+
+def model_texts(
+    scorer, queries: pd.DataFrame, triples: pd.DataFrame, subject_spacing: str = "authors", subject: str = "eos"
+) -> list[tuple]:
     """The texts the model reads for each query, which must fit it: a masked model's query with
     its masks; a causal model's prefix with the rest of the sentence, each object in the slot in
     turn (the sentence mode's texts, the longest a causal model reads)."""
     if isinstance(scorer, MaskedLM):
         return [(masked_form(q, scorer.tokenizer.mask_token)[0],) for q in queries["query"]]
-    unknown = subject_token(scorer)
+    unknown = subject_token(scorer, subject)
     labels = triples[["fine_label", "coarse_label"]].to_numpy()[queries["row"].to_numpy()]
     texts = []
     for query, (a, b) in zip(queries["query"], labels):
@@ -97,7 +113,9 @@ def label_problems(scorer, triples: pd.DataFrame) -> np.ndarray:
     return reasons
 
 
-def unusable_triples(scorer, triples: pd.DataFrame, relations: dict, subject_spacing: str = "authors") -> np.ndarray:
+def unusable_triples(
+    scorer, triples: pd.DataFrame, relations: dict, subject_spacing: str = "authors", subject: str = "eos"
+) -> np.ndarray:
     """Per triple, why this model cannot be asked about it (a key of ``UNUSABLE_REASONS``), or ""
     where it can; logged, counted by reason. Such a triple is left out of p_r and of the few-shot
     demonstrations (``model_queries``)."""
@@ -106,7 +124,7 @@ def unusable_triples(scorer, triples: pd.DataFrame, relations: dict, subject_spa
     if (reasons == "").any():
         own = prompts.queries(triples, relations, k=1, seed=0)
         own = own[(own["method"] != "FP") & (reasons[own["row"].to_numpy()] == "")].reset_index(drop=True)
-        texts = model_texts(scorer, own, triples, subject_spacing)
+        texts = model_texts(scorer, own, triples, subject_spacing, subject)
         width = len(texts[0]) if texts else 1
         long = scorer.too_long([text for pair in texts for text in pair]).reshape(len(texts), width).any(axis=1)
         reasons[np.unique(own["row"].to_numpy()[long])] = "too_long"
@@ -128,11 +146,16 @@ def unusable_triples(scorer, triples: pd.DataFrame, relations: dict, subject_spa
 
 
 def model_queries(
-    scorer, triples: pd.DataFrame, relations: dict, few_shot: dict, subject_spacing: str = "authors"
+    scorer,
+    triples: pd.DataFrame,
+    relations: dict,
+    few_shot: dict,
+    subject_spacing: str = "authors",
+    subject: str = "eos",
 ) -> tuple[pd.DataFrame, np.ndarray]:
     """The queries this model is asked, their demonstrations drawn among the triples it can be
     asked about (``few_shot``: k, seed, draw), and each triple's reason to be left out ("" none)."""
-    unusable = unusable_triples(scorer, triples, relations, subject_spacing)
+    unusable = unusable_triples(scorer, triples, relations, subject_spacing, subject)
     queries = prompts.queries(
         triples, relations, few_shot["k"], few_shot["seed"], few_shot.get("draw", "numpy"), usable=unusable == ""
     )
@@ -147,6 +170,7 @@ def object_scores(
     coarse_ids,
     subject_spacing: str = "authors",
     unusable: np.ndarray | None = None,
+    subject: str = "eos",
 ) -> list[pd.DataFrame]:
     """The queries' scores of both objects, one frame per scoring mode of the model's kind; the
     queries of ``unusable`` triples (a reason, "" for none) get none."""
@@ -162,7 +186,7 @@ def object_scores(
         log.warning("%d queries show a label holding a special token of this model: no score", int(shown.sum()))
         usable &= ~shown
     base = queries.assign(fine_in_vocab=fine >= 0, coarse_in_vocab=coarse >= 0)
-    texts = model_texts(scorer, queries, triples, subject_spacing)
+    texts = model_texts(scorer, queries, triples, subject_spacing, subject)
     usable &= ~left_out_if_too_long(scorer, texts, queries, usable)
     if isinstance(scorer, MaskedLM):
         forms = [masked_form(q, scorer.tokenizer.mask_token) for q in queries["query"]]
@@ -182,7 +206,7 @@ def object_scores(
                 out[index] = scores.target_logprobs
         return [base.assign(mode="mask", fine_score=out[:, 0], coarse_score=out[:, 1])]
     assert isinstance(scorer, CausalLM)
-    unknown = subject_token(scorer)
+    unknown = subject_token(scorer, subject)
     prefixes = [causal_prefix(q, unknown, subject_spacing) for q in queries["query"]]
     # the sentence mode's continuations, each object in the slot in turn
     labels_of_rows = triples[["fine_label", "coarse_label"]].to_numpy()[rows]
@@ -289,9 +313,11 @@ def score(
     candidates: pd.DataFrame,
     subject_spacing: str = "authors",
     unusable: np.ndarray | None = None,
+    subject: str = "eos",
 ) -> pd.DataFrame:
     """Every score of one model: the queries' (each mode of its kind) and relatedness; a causal
-    model reads a masked subject as ``subject_spacing`` says (:mod:`knowprobe.stest.prompts`).
+    model reads a masked subject as ``subject`` says (``subject_token``), spaced as
+    ``subject_spacing`` says (:mod:`knowprobe.stest.prompts`).
     The queries of triples the model cannot be asked about (``unusable``, as ``model_queries``
     gives it; by default those whose labels it cannot read) get no score."""
     triples = triples.reset_index(drop=True)
@@ -299,7 +325,7 @@ def score(
         unusable = label_problems(scorer, triples)
     fine_ids = token_ids(triples["fine_label"], candidates)
     coarse_ids = token_ids(triples["coarse_label"], candidates)
-    frames = object_scores(scorer, queries, triples, fine_ids, coarse_ids, subject_spacing, unusable)
+    frames = object_scores(scorer, queries, triples, fine_ids, coarse_ids, subject_spacing, unusable, subject)
     frames.append(relatedness(scorer, triples, fine_ids, coarse_ids))
     scores = pd.concat(frames, ignore_index=True)
     rows = scores["row"].to_numpy()
