@@ -564,11 +564,14 @@ def report_headlines():
     A study's first table of STUDY_HEADLINES that the run wrote gives them (LPAQA's intervals,
     else its baseline: a run without T-REx-train has no interval); none written is said."""
     import importlib
+    import inspect
     from urllib.parse import quote
 
     import pandas as pd
-    from knowprobe.landing import headline_block, link_label
+    from knowprobe.landing import headline_block, link_label, meaning, pretrained_first
 
+    # the pretrained models (not trained by this run) lead each study's lines
+    pretrained = [name for name, entry in config["models"].items() if entry.get("train") is None]
     blocks = []
     for study in config["studies"]:
         name = STUDY_NAMES.get(study, study)
@@ -581,7 +584,9 @@ def report_headlines():
         frame = pd.read_csv(table)
         if "note" in frame:  # an empty note (an interval was given) reads back as NaN, which is true
             frame["note"] = ["" if pd.isna(note) else str(note) for note in frame["note"]]
-        lines = importlib.import_module(module).headlines(frame)
+        headlines = importlib.import_module(module).headlines
+        first = {"first": pretrained} if "first" in inspect.signature(headlines).parameters else {}
+        lines = pretrained_first(headlines(frame, **first), pretrained)
         # the link opens the table itself (as its entry's view button does), labelled with the
         # study and the table's report label: "LPAQA Table 2", "S-TEST Table 2", not "table2" twice
         label = link_label(name, REPORT_TABLES.get(os.path.splitext(table)[0], {}).get("label") or Path(page).stem)
@@ -590,7 +595,13 @@ def report_headlines():
         blocks.append(headline_block(name, f"`{label} <javascript:{view}>`__", lines))
     if not blocks:
         return ""
-    return "**Headline numbers**, from each study's table (the link opens it):\n\n" + "\n".join(blocks)
+    sentence = meaning(config["models"], config.get("report", {}).get("note"))
+    return (
+        "**Headline numbers**, from each study's table (the link opens it)"
+        + (f". {sentence}" if sentence else ":")
+        + "\n\n"
+        + "\n".join(blocks)
+    )
 
 
 def sortable_label(label):
