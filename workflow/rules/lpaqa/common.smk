@@ -21,9 +21,10 @@ def lpaqa_scores(name):
         if listed not in config["models"]:
             raise WorkflowError(f"config lpaqa.probe.scores.models: {listed!r} is not a key of models")
     scores = own.get(name) or LPAQA["probe"]["scores"][kind]
-    if kind == "causal" and "mask" in scores:
+    cannot = {"causal": "mask", "masked": "next_token"}[kind]
+    if cannot in scores:
         raise WorkflowError(
-            f"config lpaqa.probe.scores.models.{name}: {name} is a causal model, which has no mask score"
+            f"config lpaqa.probe.scores.models.{name}: {name} is a {kind} model, which has no {cannot} score"
         )
     return scores
 
