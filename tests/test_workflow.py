@@ -157,14 +157,13 @@ PAPER_TABLES = {"lpaqa_paper_tables": 1, "lpaqa_paper_figures": 1, "table_html":
 # and since issue 42 the selection's per-fact results feed the intervals (two more pages), its
 # Top-1 prompts the calibration (one more)
 SELECTION_AND_AFTER = {
-    # the two BERTs' mask runs, the GPT's next_token and statement runs and SmolLM2's next_token run
-    "lpaqa_selection": 5,
+    "lpaqa_selection": 4,  # the two BERTs' mask runs and the GPT's next_token and statement runs
     "lpaqa_score_tables": 1,
     "lpaqa_cross_model": 2,
     **PAPER_TABLES,
     "lpaqa_intervals": 1,
     "lpaqa_intervals_figure": 1,
-    "lpaqa_calibration": 5,  # every run: the BERTs' mask scores, the GPT's two scores, SmolLM2's next token
+    "lpaqa_calibration": 4,  # every run: the two BERTs' mask scores, the GPT's next-token and statement scores
     "lpaqa_calibration_report": 1,
     "table_html": 20,
 }
@@ -199,11 +198,10 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
     with edited(project, "lpaqa/metrics.py"):
         said = snakemake(project, "-n", *DEMO)
     planned = jobs_of(said)
-    assert planned["lpaqa_probe_seeded"] == 5 and "lpaqa_probe" not in planned and planned["lpaqa_paraphrase"] == 1
-    # the dry run counts the score of each run it probes: all five
+    assert planned["lpaqa_probe_seeded"] == 4 and "lpaqa_probe" not in planned and planned["lpaqa_paraphrase"] == 1
+    # the dry run counts the score of each run it probes: all four
     costs = (said.stdout + said.stderr).split("what each LPAQA score costs")[1]
-    runs = ["tiny-demo-bert", "tiny-demo-bert-small", "tiny-demo-gpt@next_token", "tiny-demo-gpt@statement"]
-    for run in [*runs, "smollm2-q4_1@next_token"]:
+    for run in ["tiny-demo-bert", "tiny-demo-bert-small", "tiny-demo-gpt@next_token", "tiny-demo-gpt@statement"]:
         assert f"\n  {run} (" in costs, run
     assert "after prefix sharing" in costs
     assert {"lpaqa_evaluate", "lpaqa_majority", "lpaqa_tables", "lpaqa_select_paraphrase_seeds"} <= set(planned)
@@ -215,7 +213,7 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
         said = snakemake(project, "-n", *DEMO)
     planned = jobs_of(said)
     # (every LPAQA run: the scoring package's modules are imported together)
-    assert planned["lpaqa_probe"] == planned["lpaqa_probe_seeded"] == 5
+    assert planned["lpaqa_probe"] == planned["lpaqa_probe_seeded"] == 4
     # the multi-token probes' costs, each method's and, for the masked models, open decoding's together
     costs = (said.stdout + said.stderr).split("what each way of asking the multi-token facts costs")[1]
     together = [line for line in costs.splitlines() if "open decoding together" in line]
@@ -287,7 +285,7 @@ INTERVAL_RULES = {
     # issue 56: consistency, calibration (every run: it reads stored states, runs no probe) and the
     # multi-token tables carry intervals too
     "lpaqa_consistency": 1,
-    "lpaqa_calibration": 5,
+    "lpaqa_calibration": 4,
     "lpaqa_calibration_report": 1,
     "lpaqa_multitoken_tables": 1,
     "lpaqa_multitoken_figure": 1,
@@ -818,16 +816,15 @@ def test_slurm_profile_sends_gpu_rules_to_gpu_nodes(tmp_path):
     result = snakemake(project, "--profile", "profiles/slurm", "-n", *DEMO)
     jobs = re.split(r"\n(?=(?:local)?rule \w+:)", result.stdout + result.stderr)
     on_gpu = [job for job in jobs if re.match(rf"rule ({'|'.join(gpu_rules)}):", job)]
-    # LPAQA: 5 runs (the two BERTs' mask runs, the GPT's next-token and statement runs, SmolLM2's
-    # next-token run) x 3 (probe jobs: every set but Mine+Para, then Mine+Para; a selection), 2
-    # paraphrase sets, per masked model 2 backward sets and a cross-model job, per run a
-    # calibration, one refinement, LAMA-UHN; the multi-token facts asked by 4 models; S-TEST: 4
-    # models; COMPS: 4 models; BEAR: 4 models
+    # LPAQA: 4 runs (the two BERTs' mask runs, the GPT's next-token and statement runs) x 3 (probe
+    # jobs: every set but Mine+Para, then Mine+Para; a selection), 2 paraphrase sets, per masked
+    # model 2 backward sets and a cross-model job, per run a calibration, one refinement, LAMA-UHN;
+    # the multi-token facts asked by 3 models; S-TEST, COMPS and BEAR: 4 models each (SmolLM2 too)
     counted = collections.Counter(re.match(r"rule (\w+):", job).group(1) for job in on_gpu)
-    assert counted["lpaqa_probe"] == counted["lpaqa_probe_seeded"] == counted["lpaqa_selection"] == 5
-    assert counted["lpaqa_backward"] == 4 and counted["lpaqa_cross_model"] == 2 and counted["lpaqa_calibration"] == 5
-    assert counted["lpaqa_multitoken_probe"] == 4
-    assert len(on_gpu) == 5 * 3 + 2 + 2 * 2 + 2 + 5 + 1 + 1 + 4 + 4 + 4 + 4
+    assert counted["lpaqa_probe"] == counted["lpaqa_probe_seeded"] == counted["lpaqa_selection"] == 4
+    assert counted["lpaqa_backward"] == 4 and counted["lpaqa_cross_model"] == 2 and counted["lpaqa_calibration"] == 4
+    assert counted["lpaqa_multitoken_probe"] == 3
+    assert len(on_gpu) == 4 * 3 + 2 + 2 * 2 + 2 + 4 + 1 + 1 + 3 + 4 + 4 + 4
     assert all("gpu=1" in job and "slurm_partition=gpu" in job for job in on_gpu)
     others = [job for job in jobs if re.match(r"rule (\w+):", job) and job not in on_gpu and "resources:" in job]
     assert others and not any("gpu=1" in job for job in others)

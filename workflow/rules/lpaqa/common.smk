@@ -663,6 +663,19 @@ if MULTITOKEN["enabled"] and not MULTITOKEN_SETS:
     )
 
 
+# the models that ask them: lpaqa.multitoken.models, else every model LPAQA probes
+MULTITOKEN_MODELS = (
+    LPAQA_PROBED
+    if MULTITOKEN["models"] is None
+    else models_of_kind(["masked", "causal"], "lpaqa.multitoken.models", MULTITOKEN["models"], study="LPAQA")
+)
+for name in MULTITOKEN_MODELS:
+    if name not in LPAQA_PROBED:
+        raise WorkflowError(
+            f"config lpaqa.multitoken.models: {name!r} is not a model LPAQA probes ({', '.join(LPAQA_PROBED)})"
+        )
+
+
 def multitoken_sources(wildcards):
     """The multi-token facts' sources: the Wikidata stage's tables, or X-FACTR's repository
     (unpacked from the pinned archive, or the local directory the config names)."""
