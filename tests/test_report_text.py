@@ -128,6 +128,15 @@ def test_pretrained_models_lead_and_one_sentence_says_what_the_numbers_mean():
     lines = ["tiny: p_r 50.0%", "smol-q4_1@next_token: manual prompts 90.0", "tiny2: p_r 40.0%", "smol-q4_1: x"]
     assert landing.pretrained_first(lines, ["smol-q4_1"]) == [lines[1], lines[3], lines[0], lines[2]]
     assert landing.pretrained_first(lines, []) == lines
+    # the studies that show a pretrained model's numbers come first, each group in the config's order
+    blocks = [
+        (["tiny: 1"], "LPAQA"),
+        (["smol-q4_1: 2", "tiny: 3"], "S-TEST"),
+        ([], "COMPS"),
+        (["smol-q4_1: 4"], "BEAR"),
+    ]
+    assert landing.studies_in_order(blocks, ["smol-q4_1"]) == ["S-TEST", "BEAR", "LPAQA", "COMPS"]
+    assert landing.studies_in_order(blocks, []) == ["LPAQA", "S-TEST", "COMPS", "BEAR"]
     models = {"tiny": {"kind": "masked", "train": {"steps": 10}}, "smol-q4_1": {"kind": "causal", "pypi": {}}}
     sentence = landing.meaning(models)
     assert sentence.startswith("The pretrained models (smol-q4_1) lead")

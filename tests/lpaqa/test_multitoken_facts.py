@@ -190,7 +190,8 @@ def planned(project, *configfiles):
 def test_rule_is_planned_only_when_enabled(tmp_path):
     """The demo builds and asks the multi-token facts (so its report and the contract test see
     them); switched off, their rules and nothing else leave the plan: the facts, a probe per model
-    of lpaqa.multitoken.models (the three tiny ones), the tables, the figure and the three tables' report pages (config.yaml's default is off)."""
+    of lpaqa.multitoken.models (null: the three tiny ones LPAQA probes), the tables, the figure
+    and the three tables' report pages (config.yaml's default is off)."""
     project = copy_project(tmp_path)
     enabled = planned(project)
     # snakemake's --config passes nested values as strings ('false'), so the switch goes in a file

@@ -38,10 +38,12 @@ def run_config_path(study):
 
 def comparable(settings_):
     """A config as a run is held to it: the list of studies is left out (a study's results do not
-    depend on which other studies the run listed)."""
+    depend on which other studies the run listed), and the report's own settings (its landing
+    page's note), which no result depends on."""
     import json
 
-    return json.dumps({k: v for k, v in (settings_ or {}).items() if k != "studies"}, sort_keys=True, default=str)
+    left_out = ("studies", "report")
+    return json.dumps({k: v for k, v in (settings_ or {}).items() if k not in left_out}, sort_keys=True, default=str)
 
 
 if "--report" in sys.argv:
@@ -568,7 +570,7 @@ def report_headlines():
     from urllib.parse import quote
 
     import pandas as pd
-    from knowprobe.landing import headline_block, link_label, meaning, pretrained_first
+    from knowprobe.landing import headline_block, link_label, meaning, pretrained_first, studies_in_order
 
     # the pretrained models (not trained by this run) lead each study's lines
     pretrained = [name for name, entry in config["models"].items() if entry.get("train") is None]
@@ -578,7 +580,7 @@ def report_headlines():
         written = [entry for entry in STUDY_HEADLINES.get(study, []) if Path(entry[0]).is_file()]
         if not written:
             tables = ", ".join(entry[0] for entry in STUDY_HEADLINES.get(study, [])) or "its tables"
-            blocks.append(headline_block(name, None, [], f"no results yet: {tables} not written by a run"))
+            blocks.append(([], headline_block(name, None, [], f"no results yet: {tables} not written by a run")))
             continue
         table, page, module = written[0]
         frame = pd.read_csv(table)
@@ -592,7 +594,7 @@ def report_headlines():
         label = link_label(name, REPORT_TABLES.get(os.path.splitext(table)[0], {}).get("label") or Path(page).stem)
         path = quote(page, safe=SLASH)
         view = f"app.setView({{content:'html',contentPath:results['{path}'].data_uri,resultPath:'{path}'}})"
-        blocks.append(headline_block(name, f"`{label} <javascript:{view}>`__", lines))
+        blocks.append((lines, headline_block(name, f"`{label} <javascript:{view}>`__", lines)))
     if not blocks:
         return ""
     sentence = meaning(config["models"], config.get("report", {}).get("note"))
@@ -600,7 +602,7 @@ def report_headlines():
         "**Headline numbers**, from each study's table (the link opens it)"
         + (f". {sentence}" if sentence else ":")
         + "\n\n"
-        + "\n".join(blocks)
+        + "\n".join(studies_in_order(blocks, pretrained))
     )
 
 

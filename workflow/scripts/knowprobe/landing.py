@@ -85,6 +85,14 @@ def pretrained_first(lines: list[str], pretrained: list[str]) -> list[str]:
     return sorted(lines, key=lambda line: rank.get(model_of_line(line), len(rank)))
 
 
+def studies_in_order(blocks: list[tuple[list[str], str]], pretrained: list[str]) -> list[str]:
+    """The landing page's study blocks (each its headline lines and its text) with the studies
+    that show a pretrained model's numbers first, the others after, each group in the config's
+    order: the page leads with what a real model knows, where a run probes one."""
+    shows = [any(model_of_line(line) in pretrained for line in lines) for lines, _ in blocks]
+    return [text for show, (_, text) in sorted(zip(shows, blocks), key=lambda pair: not pair[0])]
+
+
 def meaning(models: dict[str, dict], note: str | None = None) -> str:
     """The one sentence after "Headline numbers" that says what the numbers can and cannot mean:
     ``note`` (the config's report.note) where given, else, where the run trains models of its own
