@@ -120,3 +120,36 @@ def test_the_screenshots_show_the_categories_the_report_has(tmp_path):
         "result-accuracy.html",
         "result-relations.png",
     }
+
+
+def test_pretrained_models_lead_and_one_sentence_says_what_the_numbers_mean():
+    """Issue 53: the landing page leads with the real model's numbers, and says in one sentence
+    what they can and cannot mean (the tiny models trained here show that stages run)."""
+    lines = ["tiny: p_r 50.0%", "smol-q4_1@next_token: manual prompts 90.0", "tiny2: p_r 40.0%", "smol-q4_1: x"]
+    assert landing.pretrained_first(lines, ["smol-q4_1"]) == [lines[1], lines[3], lines[0], lines[2]]
+    assert landing.pretrained_first(lines, []) == lines
+    # the studies that show a pretrained model's numbers come first, each group in the config's order
+    blocks = [
+        (["tiny: 1"], "LPAQA"),
+        (["smol-q4_1: 2", "tiny: 3"], "S-TEST"),
+        ([], "COMPS"),
+        (["smol-q4_1: 4"], "BEAR"),
+    ]
+    assert landing.studies_in_order(blocks, ["smol-q4_1"]) == ["S-TEST", "BEAR", "LPAQA", "COMPS"]
+    assert landing.studies_in_order(blocks, []) == ["LPAQA", "S-TEST", "COMPS", "BEAR"]
+    models = {"tiny": {"kind": "masked", "train": {"steps": 10}}, "smol-q4_1": {"kind": "causal", "pypi": {}}}
+    sentence = landing.meaning(models)
+    assert sentence.startswith("The pretrained models (smol-q4_1) lead")
+    assert "(tiny) show that every stage runs" in sentence
+    assert landing.meaning({"smol-q4_1": models["smol-q4_1"]}) == ""  # nothing trained here: nothing to say
+    assert landing.meaning(models, "A note\n  on two lines.") == "A note on two lines."
+    # a model's own scores (lpaqa.probe.scores.models) give it a group of its own
+    kinds = {"gpt": "causal", "smol-q4_1": "causal"}
+    scores = {"masked": ["mask"], "causal": ["next_token", "statement"], "models": {"smol-q4_1": ["next_token"]}}
+    text = landing.lpaqa_probed(kinds, scores)
+    assert text.startswith("a causal language model (gpt; ranked by the object as the next token")
+    assert "by whole" in text.split(" and a causal")[0]
+    assert text.endswith(
+        "and a causal language model (smol-q4_1; ranked by the object as the next token after the prompt's text"
+        " before it)"
+    )

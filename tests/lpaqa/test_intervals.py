@@ -94,6 +94,14 @@ def test_default_comparisons_and_their_table():
     # issue 55: a run of the manual prompts alone still heads the report, without a best set
     manual_only = intervals.headlines(table[table["prompts"].isin(["Majority", "Man"])])
     assert manual_only and manual_only[0].startswith("big: manual prompts ") and "best Top-1" not in manual_only[0]
+    # issue 53: the runs of the models given first (pretrained) lead, every score of theirs shown; the
+    # other runs of a score other than the mask are counted
+    runs = table.assign(model=table["model"].map({"big": "big", "small": "real@next_token"}))
+    mixed = pd.concat([runs, runs[runs["model"] == "big"].assign(model="big@statement")])
+    lines = intervals.headlines(mixed, first=["real"])
+    assert [line.split(":")[0] for line in lines] == ["real@next_token", "big"]
+    assert lines[-1].endswith("; 1 more runs (other scores) in the table")
+    assert [line.split(":")[0] for line in intervals.headlines(mixed)] == ["big"]
 
 
 def test_default_model_pairs_compare_runs_of_one_score():

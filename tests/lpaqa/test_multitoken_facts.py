@@ -190,7 +190,8 @@ def planned(project, *configfiles):
 def test_rule_is_planned_only_when_enabled(tmp_path):
     """The demo builds and asks the multi-token facts (so its report and the contract test see
     them); switched off, their rules and nothing else leave the plan: the facts, a probe per model
-    (three), the tables, the figure and the three tables' report pages (config.yaml's default is off)."""
+    of lpaqa.multitoken.models (null: the three tiny ones LPAQA probes), the tables, the figure
+    and the three tables' report pages (config.yaml's default is off)."""
     project = copy_project(tmp_path)
     enabled = planned(project)
     # snakemake's --config passes nested values as strings ('false'), so the switch goes in a file
@@ -210,6 +211,11 @@ def test_rule_is_planned_only_when_enabled(tmp_path):
     assert enabled == default  # nothing else planned or left out
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
     assert config["lpaqa"]["multitoken"]["enabled"] is False
+    # lpaqa.multitoken.models: a model LPAQA does not probe is one line (the demo names the tiny ones)
+    (project / "models.yaml").write_text("lpaqa:\n  multitoken:\n    models: [tiny-demo-bert, nope]\n")
+    result = snakemake(project, "-n", *DEMO, "models.yaml", check=False)
+    assert result.returncode != 0
+    assert "config lpaqa.multitoken.models: 'nope' is not a key of models" in result.stdout + result.stderr
 
 
 def write_xfactr(root):

@@ -38,10 +38,12 @@ def run_config_path(study):
 
 def comparable(settings_):
     """A config as a run is held to it: the list of studies is left out (a study's results do not
-    depend on which other studies the run listed)."""
+    depend on which other studies the run listed), and the report's own settings (its landing
+    page's note), which no result depends on."""
     import json
 
-    return json.dumps({k: v for k, v in (settings_ or {}).items() if k != "studies"}, sort_keys=True, default=str)
+    left_out = ("studies", "report")
+    return json.dumps({k: v for k, v in (settings_ or {}).items() if k not in left_out}, sort_keys=True, default=str)
 
 
 if "--report" in sys.argv:
@@ -564,33 +566,44 @@ def report_headlines():
     A study's first table of STUDY_HEADLINES that the run wrote gives them (LPAQA's intervals,
     else its baseline: a run without T-REx-train has no interval); none written is said."""
     import importlib
+    import inspect
     from urllib.parse import quote
 
     import pandas as pd
-    from knowprobe.landing import headline_block, link_label
+    from knowprobe.landing import headline_block, link_label, meaning, pretrained_first, studies_in_order
 
+    # the pretrained models (not trained by this run) lead each study's lines
+    pretrained = [name for name, entry in config["models"].items() if entry.get("train") is None]
     blocks = []
     for study in config["studies"]:
         name = STUDY_NAMES.get(study, study)
         written = [entry for entry in STUDY_HEADLINES.get(study, []) if Path(entry[0]).is_file()]
         if not written:
             tables = ", ".join(entry[0] for entry in STUDY_HEADLINES.get(study, [])) or "its tables"
-            blocks.append(headline_block(name, None, [], f"no results yet: {tables} not written by a run"))
+            blocks.append(([], headline_block(name, None, [], f"no results yet: {tables} not written by a run")))
             continue
         table, page, module = written[0]
         frame = pd.read_csv(table)
         if "note" in frame:  # an empty note (an interval was given) reads back as NaN, which is true
             frame["note"] = ["" if pd.isna(note) else str(note) for note in frame["note"]]
-        lines = importlib.import_module(module).headlines(frame)
+        headlines = importlib.import_module(module).headlines
+        first = {"first": pretrained} if "first" in inspect.signature(headlines).parameters else {}
+        lines = pretrained_first(headlines(frame, **first), pretrained)
         # the link opens the table itself (as its entry's view button does), labelled with the
         # study and the table's report label: "LPAQA Table 2", "S-TEST Table 2", not "table2" twice
         label = link_label(name, REPORT_TABLES.get(os.path.splitext(table)[0], {}).get("label") or Path(page).stem)
         path = quote(page, safe=SLASH)
         view = f"app.setView({{content:'html',contentPath:results['{path}'].data_uri,resultPath:'{path}'}})"
-        blocks.append(headline_block(name, f"`{label} <javascript:{view}>`__", lines))
+        blocks.append((lines, headline_block(name, f"`{label} <javascript:{view}>`__", lines)))
     if not blocks:
         return ""
-    return "**Headline numbers**, from each study's table (the link opens it):\n\n" + "\n".join(blocks)
+    sentence = meaning(config["models"], config.get("report", {}).get("note"))
+    return (
+        "**Headline numbers**, from each study's table (the link opens it)"
+        + (f". {sentence}" if sentence else ":")
+        + "\n\n"
+        + "\n".join(studies_in_order(blocks, pretrained))
+    )
 
 
 def sortable_label(label):

@@ -10,10 +10,29 @@ LPAQA = config["lpaqa"]
 # kind (lpaqa.probe.scores). A run is named after its model for a masked model's mask score (the
 # paper's probe) and MODEL@SCORE for any other; the run name is the {model} of LPAQA's paths.
 LPAQA_PROBED = models_of_kind(["masked", "causal"], "lpaqa.models", LPAQA["models"], study="LPAQA")
+
+
+def lpaqa_scores(name):
+    """The scores LPAQA probes model ``name`` under: its own (lpaqa.probe.scores.models.NAME), else
+    its kind's; a score its kind cannot give is one line."""
+    kind = config["models"][name]["kind"]
+    own = LPAQA["probe"]["scores"].get("models", {})
+    for listed in own:
+        if listed not in config["models"]:
+            raise WorkflowError(f"config lpaqa.probe.scores.models: {listed!r} is not a key of models")
+    scores = own.get(name) or LPAQA["probe"]["scores"][kind]
+    cannot = {"causal": "mask", "masked": "next_token"}[kind]
+    if cannot in scores:
+        raise WorkflowError(
+            f"config lpaqa.probe.scores.models.{name}: {name} is a {kind} model, which has no {cannot} score"
+        )
+    return scores
+
+
 LPAQA_RUN_OF = {
     (name if score == "mask" else f"{name}@{score}"): (name, score)
     for name in LPAQA_PROBED
-    for score in LPAQA["probe"]["scores"][config["models"][name]["kind"]]
+    for score in lpaqa_scores(name)
 }
 LPAQA_RUNS = list(LPAQA_RUN_OF)
 # the mask-score runs (the paper's probe of masked LMs): what refinement, the backward features,
@@ -642,6 +661,19 @@ if MULTITOKEN["enabled"] and not MULTITOKEN_SETS:
         + ", ".join(MULTITOKEN["prompt_sets"])
         + " is in lpaqa.prompt_sets, so no prompt would ask the multi-token facts"
     )
+
+
+# the models that ask them: lpaqa.multitoken.models, else every model LPAQA probes
+MULTITOKEN_MODELS = (
+    LPAQA_PROBED
+    if MULTITOKEN["models"] is None
+    else models_of_kind(["masked", "causal"], "lpaqa.multitoken.models", MULTITOKEN["models"], study="LPAQA")
+)
+for name in MULTITOKEN_MODELS:
+    if name not in LPAQA_PROBED:
+        raise WorkflowError(
+            f"config lpaqa.multitoken.models: {name!r} is not a model LPAQA probes ({', '.join(LPAQA_PROBED)})"
+        )
 
 
 def multitoken_sources(wildcards):

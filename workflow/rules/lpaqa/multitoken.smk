@@ -37,7 +37,7 @@ rule lpaqa_multitoken_facts:
     input:
         unpack(multitoken_sources),
         test=expand(rules.lpaqa_import_facts.output[0], dataset="trex")[0],
-        models=[model_dir(name) for name in LPAQA_PROBED],
+        models=[model_dir(name) for name in MULTITOKEN_MODELS],
         code=code("lpaqa_multitoken_facts"),
     output:
         facts="results/lpaqa/multitoken/facts.parquet",
@@ -54,8 +54,8 @@ rule lpaqa_multitoken_facts:
         source=MULTITOKEN["source"],
         per_relation=LPAQA["multitoken"]["per_relation"],
         seed=LPAQA["multitoken"]["seed"],
-        models=LPAQA_PROBED,
-        kinds=[config["models"][name]["kind"] for name in LPAQA_PROBED],
+        models=MULTITOKEN_MODELS,
+        kinds=[config["models"][name]["kind"] for name in MULTITOKEN_MODELS],
     script:
         "../../scripts/lpaqa_multitoken_facts.py"
 
@@ -77,7 +77,7 @@ rule lpaqa_multitoken_probe:
     log:
         "logs/lpaqa/multitoken/probe/{model}.log",
     wildcard_constraints:
-        model="|".join(map(re.escape, LPAQA_PROBED)),
+        model="|".join(map(re.escape, MULTITOKEN_MODELS)),
     conda:
         "../../../envs/probe.yaml"
     threads: config["scoring"]["threads"]
@@ -97,9 +97,9 @@ rule lpaqa_multitoken_probe:
 
 rule lpaqa_multitoken_tables:
     input:
-        predictions=expand(rules.lpaqa_multitoken_probe.output.predictions, model=LPAQA_PROBED),
-        selection=expand(rules.lpaqa_multitoken_probe.output.selection, model=LPAQA_PROBED),
-        left_out=expand(rules.lpaqa_multitoken_probe.output.left_out, model=LPAQA_PROBED),
+        predictions=expand(rules.lpaqa_multitoken_probe.output.predictions, model=MULTITOKEN_MODELS),
+        selection=expand(rules.lpaqa_multitoken_probe.output.selection, model=MULTITOKEN_MODELS),
+        left_out=expand(rules.lpaqa_multitoken_probe.output.left_out, model=MULTITOKEN_MODELS),
         facts=rules.lpaqa_multitoken_facts.output.facts,
         tokens=rules.lpaqa_multitoken_facts.output.tokens,
         code=code("lpaqa_multitoken_tables"),
@@ -138,8 +138,8 @@ rule lpaqa_multitoken_tables:
         "../../../envs/lama.yaml"
     params:
         uncertainty=uncertainty_settings(),
-        models=LPAQA_PROBED,
-        kinds=[config["models"][name]["kind"] for name in LPAQA_PROBED],
+        models=MULTITOKEN_MODELS,
+        kinds=[config["models"][name]["kind"] for name in MULTITOKEN_MODELS],
         train_share=MULTITOKEN["train_share"],
         seed=MULTITOKEN["seed"],
     script:

@@ -7,6 +7,8 @@ against the next one configured).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import pandas as pd
 
 from .. import uncertainty
@@ -143,15 +145,20 @@ def comparison_layout(summary: pd.DataFrame) -> pd.DataFrame:
     return uncertainty.comparison_layout(summary.rename(columns={"relations": "clusters"}), "relations")
 
 
-def headlines(intervals: pd.DataFrame) -> list[str]:
+def headlines(intervals: pd.DataFrame, first: Iterable[str] = ()) -> list[str]:
     """The report's landing-page line per model, from the intervals table (micro P@1 on T-REx):
-    the manual prompts and the best Top-1 of the other prompt sets, with their 95% intervals."""
+    the manual prompts and the best Top-1 of the other prompt sets, with their 95% intervals.
+    ``first``: models whose runs lead, every score of theirs (the pretrained models of a run beside
+    models trained here: report.smk)."""
     rows = intervals[(intervals["dataset"] == "trex") & (intervals["method"] == "Top1")]
-    # the mask runs (named after their model) lead where there are any, the others (MODEL@SCORE)
-    # counted in one line, so that the landing page's first screen holds every study's headline
+    # the runs of the models in first, then the mask runs (named after their model) lead where
+    # there are any, the others (MODEL@SCORE) counted in one line, so that the landing page's first
+    # screen holds every study's headline
     runs = list(dict.fromkeys(rows["model"]))
-    lead = [run for run in runs if "@" not in run] or runs
-    rows = rows[rows["model"].isin(lead)]
+    first = set(first)
+    leading = [run for run in runs if run.split("@")[0] in first]
+    lead = leading + [run for run in runs if "@" not in run and run not in leading] or runs
+    rows = rows[rows["model"].isin(lead)].sort_values("model", key=lambda runs: runs.map(lead.index), kind="stable")
     lines = []
     for model, group in rows.groupby("model", sort=False):
         manual = group[group["prompts"] == "Man"]
