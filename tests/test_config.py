@@ -78,8 +78,8 @@ def test_the_full_and_the_demo_config_are_valid():
         ({"models": {"m": {"hub_id": "x"}}}, "config models.m: 'kind' is a required property"),
         (
             {"modles": {}},
-            "config modles: unknown key (allowed here: bear, comps, downloads, lpaqa, models, scoring, stest, studies, "
-            "uncertainty, wikidata)",
+            "config modles: unknown key (allowed here: bear, comps, downloads, lpaqa, models, report, scoring, stest, "
+            "studies, uncertainty, wikidata)",
         ),
         (
             {"lpaqa": {"probe": {"batch_sise": 3}}},
