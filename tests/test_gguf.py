@@ -367,3 +367,21 @@ def test_the_real_models_example_plans_every_study_with_both_pypi_models(tmp_pat
     output = result.stdout + result.stderr
     for rule in ("download_model", "lpaqa_probe", "stest_probe", "comps_probe", "bear_probe"):
         assert f"{rule} " in output or f"{rule}\n" in output, (rule, output[-2000:])
+
+
+def test_the_demo_with_a_real_model_plans_smollm2_in_three_studies(tmp_path):
+    """resources/demo/real_model.yaml over the demo's config: SmolLM2 from PyPI in S-TEST, COMPS
+    and BEAR beside the tiny models, not in LPAQA (its next-token run over the demo's ten prompt
+    sets would cost more CPU than the rest of the demo)."""
+    import re
+
+    from conftest import DEMO, copy_project, snakemake
+
+    project = copy_project(tmp_path / "knowprobe")
+    result = snakemake(project, "-n", *DEMO, "resources/demo/real_model.yaml")
+    output = result.stdout + result.stderr
+    planned = set(re.findall(r"wildcards: model=(\S+)", output))
+    assert "smollm2-q4_1" in planned and not any(m.startswith("smollm2-q4_1@") for m in planned)
+    for path in ("stest/scores", "comps/scores", "bear/scores"):
+        assert f"results/{path}/smollm2-q4_1.parquet" in output, path
+    assert "results/lpaqa/multitoken/predictions/smollm2-q4_1" not in output

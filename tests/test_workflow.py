@@ -326,7 +326,7 @@ def test_a_report_of_other_results_than_its_configs_is_refused(demo):
     result = snakemake(demo, "--report", "other.html", check=False)
     assert result.returncode != 0 and not (demo / "other.html").exists()
     assert (
-        "results/lpaqa/config.yaml: the results here come from another config (models: smollm2-q4_1, tiny-demo-bert"
+        "results/lpaqa/config.yaml: the results here come from another config (models: tiny-demo-bert"
         in result.stderr + result.stdout
     )
 
@@ -823,12 +823,12 @@ def test_slurm_profile_sends_gpu_rules_to_gpu_nodes(tmp_path):
     # LPAQA: 4 runs (the two BERTs' mask runs, the GPT's next-token and statement runs) x 3 (probe
     # jobs: every set but Mine+Para, then Mine+Para; a selection), 2 paraphrase sets, per masked
     # model 2 backward sets and a cross-model job, per run a calibration, one refinement, LAMA-UHN;
-    # the multi-token facts asked by 3 models; S-TEST, COMPS and BEAR: 4 models each (SmolLM2 too)
+    # the multi-token facts asked by 3 models; S-TEST: 3 models; COMPS: 3 models; BEAR: 3 models
     counted = collections.Counter(re.match(r"rule (\w+):", job).group(1) for job in on_gpu)
     assert counted["lpaqa_probe"] == counted["lpaqa_probe_seeded"] == counted["lpaqa_selection"] == 4
     assert counted["lpaqa_backward"] == 4 and counted["lpaqa_cross_model"] == 2 and counted["lpaqa_calibration"] == 4
     assert counted["lpaqa_multitoken_probe"] == 3
-    assert len(on_gpu) == 4 * 3 + 2 + 2 * 2 + 2 + 4 + 1 + 1 + 3 + 4 + 4 + 4
+    assert len(on_gpu) == 4 * 3 + 2 + 2 * 2 + 2 + 4 + 1 + 1 + 3 + 3 + 3 + 3
     assert all("gpu=1" in job and "slurm_partition=gpu" in job for job in on_gpu)
     others = [job for job in jobs if re.match(r"rule (\w+):", job) and job not in on_gpu and "resources:" in job]
     assert others and not any("gpu=1" in job for job in others)
