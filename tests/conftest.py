@@ -414,6 +414,14 @@ def copy_demo(demo: Path, dest: Path) -> Path:
     return dest
 
 
+def default_sigint() -> None:
+    """In a child process (``preexec_fn``): Ctrl-C's default action restored. A shell starts its
+    background commands with SIGINT ignored, and that is inherited down to every process a test
+    starts (a suite run as ``./knowprobe.sh test &``, or by a CI runner that does so): a test
+    that interrupts a run must give it what a user's terminal gives, the default."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def snakemake(cwd: Path, *args: str, check: bool = True, env: dict | None = None) -> subprocess.CompletedProcess:
     result = subprocess.run(
         [sys.executable, "-m", "snakemake", "--cores", "2", *args],
@@ -486,6 +494,7 @@ class SharedDemo:
                 stderr=subprocess.STDOUT,
                 env={**os.environ, "HF_HUB_OFFLINE": "1"},
                 start_new_session=True,
+                preexec_fn=default_sigint,  # stop() interrupts it as Ctrl-C would
             )
             (self.root / "demo.pid").write_text(str(self.process.pid))
 

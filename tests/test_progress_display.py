@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from snakemake_logger_plugin_knowprobe import JOB_INTERRUPTED, TOTAL, RuleState, display_rows, stopped_by_ctrl_c
 
-from conftest import ROOT
+from conftest import ROOT, default_sigint
 
 pyte = pytest.importorskip("pyte", reason="pyte (a terminal emulator, in the test extra) reads the screen")
 
@@ -114,6 +114,7 @@ def controlling_terminal() -> None:
     stdin), so that a Ctrl-C typed into it reaches Snakemake and its jobs as from a keyboard."""
     os.setsid()
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    default_sigint()  # as from a keyboard, even where the suite was started in the background
 
 
 def watch(

@@ -11,10 +11,12 @@ import time
 
 from conftest import ROOT, SharedDemo
 
-# the process that started the run stands between (xdist's worker): it reaps what ends
+# the process that started the run stands between (xdist's worker): it reaps what ends; the run
+# gets Ctrl-C's default action, as conftest starts it (a suite started in the background ignores SIGINT)
 STARTER = (
     "import signal, subprocess, sys, time; signal.signal(signal.SIGCHLD, signal.SIG_IGN); "
-    "run = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'], start_new_session=True); "
+    "run = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'], start_new_session=True, "
+    "preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)); "  # as conftest's default_sigint
     "print(run.pid, flush=True); time.sleep(120)"
 )
 

@@ -33,7 +33,17 @@ import yaml
 
 from knowprobe import contracts
 
-from conftest import DEMO, ROOT, RULE_LINE, copy_demo, copy_project, executed_rules, smk_rules, snakemake
+from conftest import (
+    DEMO,
+    ROOT,
+    RULE_LINE,
+    copy_demo,
+    copy_project,
+    default_sigint,
+    executed_rules,
+    smk_rules,
+    snakemake,
+)
 
 pytestmark = pytest.mark.workflow
 
@@ -78,7 +88,7 @@ def test_interrupted_run_resumes_and_gives_identical_tables(demo, tmp_path):
         stdout=output.open("w"),
         stderr=subprocess.STDOUT,
         start_new_session=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=default_sigint,
     )
     train_log = project / "logs/train_demo_model/tiny-demo-bert-small.log"
     deadline = time.time() + 240
