@@ -696,6 +696,18 @@ def write_wikidata_tables(directory, entities: int, claims: int, relations=("P31
     return [f"Word{i}" for i in range(1, 1000)]
 
 
+def stest_next_token_scores(scores, sub_uri: str, method: str, measure: str = "naturalness") -> np.ndarray:
+    """The fine and coarse objects' next-token scores of one S-TEST query (its triple's subject,
+    its method and measure) in a score table (``knowprobe.stest.probe.score``)."""
+    row = scores[
+        (scores["sub_uri"] == sub_uri)
+        & (scores["measure"] == measure)
+        & (scores["method"] == method)
+        & (scores["mode"] == "next_token")
+    ]
+    return row[["fine_score", "coarse_score"]].to_numpy(float)[0]
+
+
 def gpt2_connector_logprobs(model, tokenizer, sentence: str, start_id: int, mask_id: int, ids) -> np.ndarray:
     """The authors' GPT-2 connector's loop (their LAMA fork's lama/modules/gpt2_connector.py,
     ``__get_input_tensors`` and ``get_batch_generation``), one sentence at a time: the sentence

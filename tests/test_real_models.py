@@ -30,7 +30,7 @@ import torch
 
 from knowprobe.scoring import CausalLM, ScoringSettings
 
-from conftest import gpt2_connector_logprobs, require_shared
+from conftest import gpt2_connector_logprobs, require_shared, stest_next_token_scores
 
 sys.path.insert(0, str(Path(__file__).parent / "data"))
 import smollm2_lama_predictions as frozen  # noqa: E402
@@ -305,13 +305,7 @@ def test_smollm2_stest_naturalness_reads_as_the_authors_gpt2_connector(smollm2_g
                 triple = triples.iloc[query.row]
                 targets = [ids[triple.fine_label], ids[triple.coarse_label]]
                 sentence = query.query.replace("[X]", "[MASK]").replace("[Y]", "[MASK]")
-                row = scores[
-                    (scores["sub_uri"] == triple.sub_uri)
-                    & (scores["measure"] == "naturalness")
-                    & (scores["method"] == query.method)
-                    & (scores["mode"] == "next_token")
-                ]
-                ours = row[["fine_score", "coarse_score"]].to_numpy(float)[0]
+                ours = stest_next_token_scores(scores, triple.sub_uri, query.method)
                 theirs = gpt2_connector_logprobs(model, tokenizer, sentence, start_id, mask_id, targets)
                 np.testing.assert_allclose(ours, theirs, rtol=0, atol=TOLERANCE)
                 apart = max(apart, np.abs(ours - theirs).max())

@@ -190,6 +190,8 @@ def test_causal_naturalness_reads_the_subject_as_the_authors_gpt2_connector(tiny
     """Issue 44 item 7: the authors' connector tokenizes the text after the masked subject alone
     ("was", not " was") and a few-shot context without its final space; knowprobe read " was" and
     a space token of its own. ``spaced`` keeps that reading as an option."""
+    from conftest import stest_next_token_scores
+
     name, model, tokenizer = tiny_causal_models[0]  # GPT-2's layout: unknown = BOS = <|endoftext|>
     scorer = CausalLM(model, tokenizer, SETTINGS)
     candidates = candidate_table(tokenizer, ["Austria", "Italy", "France", "Europe", "Asia", "city"])
@@ -210,13 +212,7 @@ def test_causal_naturalness_reads_the_subject_as_the_authors_gpt2_connector(tiny
         whole = [tokenizer.bos_token_id] + tokenizer(written, add_special_tokens=False)["input_ids"]
         with torch.no_grad():
             spaced = torch.log_softmax(model(input_ids=torch.tensor([whole])).logits[0, -1], -1)[words].numpy()
-        row = scores[
-            (scores["sub_uri"] == triple.sub_uri)
-            & (scores["measure"] == "naturalness")
-            & (scores["method"] == query.method)
-            & (scores["mode"] == "next_token")
-        ]
-        got = row[["fine_score", "coarse_score"]].to_numpy(float)[0]
+        got = stest_next_token_scores(scores, triple.sub_uri, query.method)
         np.testing.assert_allclose(got, theirs if spacing == "authors" else spaced, atol=1e-4)
         differ += not np.allclose(theirs, spaced, atol=1e-3)
     assert differ == len(natural)  # the two readings differ on every query of this model

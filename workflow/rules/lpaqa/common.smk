@@ -12,15 +12,18 @@ LPAQA = config["lpaqa"]
 LPAQA_PROBED = models_of_kind(["masked", "causal"], "lpaqa.models", LPAQA["models"], study="LPAQA")
 
 
+# models with scores of their own (lpaqa.probe.scores.models), each a key of models
+LPAQA_OWN_SCORES = LPAQA["probe"]["scores"].get("models", {})
+for listed in LPAQA_OWN_SCORES:
+    if listed not in config["models"]:
+        raise WorkflowError(f"config lpaqa.probe.scores.models: {listed!r} is not a key of models")
+
+
 def lpaqa_scores(name):
     """The scores LPAQA probes model ``name`` under: its own (lpaqa.probe.scores.models.NAME), else
     its kind's; a score its kind cannot give is one line."""
     kind = config["models"][name]["kind"]
-    own = LPAQA["probe"]["scores"].get("models", {})
-    for listed in own:
-        if listed not in config["models"]:
-            raise WorkflowError(f"config lpaqa.probe.scores.models: {listed!r} is not a key of models")
-    scores = own.get(name) or LPAQA["probe"]["scores"][kind]
+    scores = LPAQA_OWN_SCORES.get(name) or LPAQA["probe"]["scores"][kind]
     cannot = {"causal": "mask", "masked": "next_token"}[kind]
     if cannot in scores:
         raise WorkflowError(
