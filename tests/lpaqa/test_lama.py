@@ -1,5 +1,6 @@
 import json
 
+import pandas as pd
 import pytest
 
 from knowprobe import contracts
@@ -155,3 +156,24 @@ def test_real_lama_files_parse():
         "place_of_death": 766,
     }
     assert (google["judgments_yes"] + google["judgments_no"] > 0).all()
+
+
+def test_a_per_relation_sample_is_seeded_per_relation_and_counted(caplog):
+    """lpaqa.lama.per_relation: each relation draws its own facts (in the file's order), so that
+    another relation in the selection changes nothing, and what is left out is logged."""
+    facts = pd.DataFrame(
+        {
+            "relation": ["P19"] * 10 + ["P27"] * 3 + ["place_of_birth"] * 6,
+            "fact_id": [f"f{i}" for i in range(19)],
+        }
+    )
+    with caplog.at_level("INFO"):
+        sampled = lama.sample_per_relation(facts, 4, seed=0)
+    assert sampled.groupby("relation", sort=False).size().to_dict() == {"P19": 4, "P27": 3, "place_of_birth": 4}
+    p19 = sampled[sampled["relation"] == "P19"]["fact_id"].tolist()
+    assert p19 == sorted(p19, key=lambda f: int(f[1:]))  # the file's order
+    alone = lama.sample_per_relation(facts[facts["relation"] == "P19"], 4, seed=0)
+    assert alone["fact_id"].tolist() == p19
+    assert lama.sample_per_relation(facts, 4, seed=1)["fact_id"].tolist() != sampled["fact_id"].tolist()
+    assert "11 of 19 facts kept, 8 left out" in caplog.text
+    assert lama.sample_per_relation(facts, None) is facts

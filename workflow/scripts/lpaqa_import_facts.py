@@ -14,4 +14,5 @@ with rule_logging(snakemake.log[0]):
         facts = lama.read_trex(data, relations, selected)
     else:
         facts = lama.read_google_re(data)
+    facts = lama.sample_per_relation(facts, snakemake.params.per_relation, snakemake.params.seed)
     contracts.write(facts, snakemake.output[0], contracts.FACTS)

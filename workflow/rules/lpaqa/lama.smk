@@ -58,6 +58,8 @@ rule lpaqa_import_facts:
         "../../../envs/lama.yaml"
     params:
         relations=LPAQA["lama"]["relations"],
+        per_relation=LPAQA["lama"]["per_relation"],
+        seed=LPAQA["lama"]["seed"],
     script:
         "../../scripts/lpaqa_import_facts.py"
 

@@ -20,6 +20,7 @@ import pandas as pd
 from ..contracts import FACTS
 from ..io import MAX_TEXT_CHARACTERS, KnowprobeError, quoted, read_jsonl, too_long_text
 from ..prompts import check_template, prompt_table
+from .trex_train import draw
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +103,30 @@ def read_trex(data_dir: str | Path, relations: pd.DataFrame, selected: list[str]
     facts = drop_too_long(drop_repeated_ids(pd.concat(frames, ignore_index=True), trex_dir), trex_dir)
     log.info("T-REx: %d facts in %d relations", len(facts), facts["relation"].nunique())
     return facts
+
+
+def sample_per_relation(facts: pd.DataFrame, per_relation: int | None, seed: int = 0) -> pd.DataFrame:
+    """A seeded draw of at most ``per_relation`` facts of each relation (``lpaqa.lama.per_relation``),
+    in the file's order; None keeps every fact. Each relation draws with its own generator (seed and
+    relation id, as T-REx-train's sample), so that selecting other relations never changes it. The
+    draw comes before any model's vocabulary filter: a model keeps those of the drawn facts it can
+    answer. What is left out is counted in the log."""
+    if per_relation is None:
+        return facts
+    kept = []
+    for relation, group in facts.groupby("relation", sort=False):
+        positions = draw(len(group), per_relation, seed, relation)
+        kept.append(group if positions is None else group.iloc[positions])
+    sampled = pd.concat(kept, ignore_index=True) if kept else facts.iloc[:0]
+    log.info(
+        "lama.per_relation: a seeded draw (seed %d) of at most %d facts a relation: %d of %d facts kept, %d left out",
+        seed,
+        per_relation,
+        len(sampled),
+        len(facts),
+        len(facts) - len(sampled),
+    )
+    return sampled
 
 
 def read_google_re(data_dir: str | Path) -> pd.DataFrame:
