@@ -284,3 +284,24 @@ def test_building_from_files_holds_integers_not_the_tables(tmp_path):
         ),
     )
     assert increase < 400, f"{increase:.0f} MB"
+
+
+def test_the_released_facts_are_drawn_down_to_per_relation_and_counted():
+    """trex_train.per_relation applies to LPAQA's release as to the dump's pairs (it once kept the
+    whole release whatever it said): the same seeded draw, in the file's order, counted as
+    not_sampled; the default 1,000 keeps the release (at most 1,000 a relation) whole."""
+    facts = pd.DataFrame(
+        {
+            "relation": ["P19"] * 6 + ["P27"] * 2,
+            "fact_id": [f"f{i}" for i in range(8)],
+            "sub_uri": "Q1",
+            "obj_uri": "Q2",
+        }
+    )
+    kept, dropped = trex_train.sampled(facts, 3, seed=0)
+    assert kept.groupby("relation").size().to_dict() == {"P19": 3, "P27": 2}
+    positions = trex_train.draw(6, 3, 0, "P19")
+    assert kept[kept["relation"] == "P19"]["fact_id"].tolist() == [f"f{i}" for i in positions]
+    assert dropped[["relation", "reason", "n"]].values.tolist() == [["P19", "not_sampled", 3]]
+    whole, none = trex_train.sampled(facts, 1000, seed=0)
+    assert whole["fact_id"].tolist() == facts["fact_id"].tolist() and none.empty

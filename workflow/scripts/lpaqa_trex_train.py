@@ -1,5 +1,7 @@
 """Rule lpaqa_trex_train: T-REx-train facts, built from Wikidata claims or read from LPAQA's release."""
 
+import pandas as pd
+
 from knowprobe import contracts
 from knowprobe.io import rule_logging, write_csv
 from knowprobe.lpaqa import trex_train
@@ -25,6 +27,15 @@ with rule_logging(snakemake.log[0]) as log:
         facts, dropped = trex_train.without_test_pairs(
             trex_train.read_lpaqa(snakemake.input.lpaqa, relations, optional=extra), test
         )
+        # the release's at most 1,000 a relation, drawn down to per_relation as the dump's are
+        facts, not_sampled = trex_train.sampled(facts, snakemake.params.per_relation, snakemake.params.seed)
+        if len(not_sampled):
+            log.info(
+                "trex_train.per_relation %d: %d released facts left out",
+                snakemake.params.per_relation,
+                not_sampled["n"].sum(),
+            )
+            dropped = pd.concat([dropped, not_sampled], ignore_index=True)
     else:  # none: no training facts; the probes' train/dev split is empty, no selection runs
         facts, dropped = trex_train.without_test_pairs(test.iloc[0:0], test)
     log.info(

@@ -479,6 +479,28 @@ def without_test_pairs(facts: pd.DataFrame, test_facts: pd.DataFrame) -> tuple[p
     return facts.loc[~in_test].reset_index(drop=True), dropped
 
 
+def sampled(facts: pd.DataFrame, per_relation: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """At most ``per_relation`` facts of each relation, the seeded draw ``build_from`` makes, kept
+    in the file's order, and the drop counts (``not_sampled``) per relation. LPAQA's release holds
+    at most 1,000 pairs a relation, so the default (1,000) keeps it whole."""
+    kept, drops = [], []
+    for relation, group in facts.groupby("relation", sort=False):
+        picked = draw(len(group), per_relation, seed, relation)
+        if picked is not None:
+            group = group.iloc[picked]
+            drops.append(
+                {
+                    "relation": relation,
+                    "reason": "not_sampled",
+                    "description": DROP_REASONS["not_sampled"],
+                    "n": int(len(facts[facts["relation"] == relation]) - per_relation),
+                }
+            )
+        kept.append(group)
+    out = pd.concat(kept, ignore_index=True) if kept else facts.iloc[:0]
+    return out, pd.DataFrame(drops, columns=["relation", "reason", "description", "n"])
+
+
 def warn_empty_relations(facts: pd.DataFrame, dropped: pd.DataFrame, relations: list[str], what: str) -> None:
     """A WARNING for each relation without facts ("P36: no {what} fact"), with its drop counts by
     reason (an empty relation is a finding to report: the other relations still stand)."""
