@@ -483,6 +483,45 @@ def test_next_token_candidates_match_a_full_forward_reference(tiny_causal_models
 
 
 @pytest.mark.parametrize(
+    "index", range(5), ids=["gpt2", "llama", "qwen2", "gpt-neo-window-64", "gpt-neo-window-3-not-packed"]
+)
+def test_next_token_and_continuations_in_one_pass_equal_the_two_scores_apart(tiny_causal_models, index, monkeypatch):
+    """S-TEST's causal reading of a query: both objects' next token and two continuations after
+    the same prefix, in one pass where each prefix is placed once; equal to candidate_logprobs and
+    conditional_logprob run apart, packed or (GPT-Neo, window 3) in padded batches."""
+    _, model, tokenizer = tiny_causal_models[index if index < 3 else 0]
+    if index >= 3:
+        model = tiny_causal("GPTNeoForCausalLM", len(tokenizer), window_size={3: 64, 4: 3}[index])
+    layouts = []
+    real_layout = causal.prefix_tree_rows
+    monkeypatch.setattr(causal, "prefix_tree_rows", lambda *a: layouts.append(real_layout(*a)) or layouts[-1])
+    prefixes = [prefix for prefix, _ in PAIRS]
+    continuations = [(rest, rest.split()[0] + " not " + " ".join(rest.split()[1:])) for _, rest in PAIRS]
+    candidates = word_ids(tokenizer, CANDIDATE_WORDS)
+    assert len(candidates) == len(CANDIDATE_WORDS)
+    targets = np.stack([candidates[: len(prefixes)], candidates[-len(prefixes) :]], axis=1)
+    scorer = CausalLM(model, tokenizer, SMALL_BATCHES)
+    layouts.clear()  # the packing tried at load
+    next_token, rests = scorer.next_token_and_continuations(prefixes, targets, continuations)
+    apart = scorer.candidate_logprobs(prefixes, candidates, targets).target_logprobs
+    np.testing.assert_allclose(next_token, apart, atol=TOLERANCE)
+    for column in (0, 1):
+        want = scorer.conditional_logprob(prefixes, [row[column] for row in continuations])
+        np.testing.assert_allclose(rests[:, column], want, atol=TOLERANCE)
+    if index == 4:
+        assert scorer.packing_width(10) is None
+    else:  # every distinct token prefix placed once (three queries, one row): a prefix for its
+        # two targets and two continuations
+        layouts.clear()
+        scorer.next_token_and_continuations(prefixes[:3], targets[:3], continuations[:3])
+        texts = [p + " " + c for p, pair in zip(prefixes[:3], continuations[:3]) for c in pair]
+        placed = [ids[:-1] for ids in scorer.encode(texts)[0]] + scorer.encode(prefixes[:3])[0]  # prefix + target
+        distinct = {tuple(ids[: k + 1]) for ids in placed for k in range(len(ids))}
+        assert len(layouts[0].used) == 1
+        assert layouts[0].used.sum() == len(distinct) < sum(len(ids) for ids in placed)
+
+
+@pytest.mark.parametrize(
     "index, start_token, setting", [(2, True, "none"), (0, False, "auto")], ids=["start-token-none", "start-token-off"]
 )
 def test_without_a_start_token_a_text_needs_a_prefix(tiny_causal_models, index, start_token, setting):

@@ -226,6 +226,48 @@ class CausalLM(ModelRunner):
             totals = self.packed_logprobs(prefix_tree_rows(ids, scored, width, self.pad_id, share_prefixes))
         return self.finite(totals, "log-likelihoods")
 
+    def next_token_and_continuations(
+        self, prefixes: list[str], targets, continuations: list[tuple[str, ...]], separator: str = " "
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Both causal readings of a prefix in one pass: ``[n, t]`` the next-token log-probs of the
+        ``targets`` ids after each prefix (``candidate_logprobs``' ``target_logprobs``: the prefix
+        tokenized alone, a log-softmax over the whole vocabulary) and ``[n, c]`` log P(continuation
+        | prefix) of each prefix's continuations (``conditional_logprob``'s). Each next-token read
+        is the sequence prefix + target, whose placed tokens are the prefix's own, so in packed
+        rows a prefix (a few-shot prompt of ten demonstrations) is computed once for its targets
+        and its continuations, which begin with it wherever tokenizing the whole text keeps the
+        prefix's tokens (otherwise it is placed twice, and the numbers are the same)."""
+        prefixes = list(prefixes)
+        target_array = as_targets(targets, len(prefixes))
+        n, t = len(prefixes), target_array.shape[1]
+        width_c = len(continuations[0]) if continuations else 0
+        prefix_ids, _ = self.encode(prefixes)
+        empty = [text for text, sequence in zip(prefixes, prefix_ids) if not sequence]
+        if empty:
+            raise KnowprobeError(f"{quoted(empty[0])}: an empty prefix, and no start token to predict from")
+        ids = [sequence + [int(token)] for sequence, row in zip(prefix_ids, target_array) for token in row]
+        scored = [len(sequence) for sequence in prefix_ids for _ in range(t)]
+        for column in range(width_c):
+            rests = [row[column] for row in continuations]
+            texts = [prefix + separator + rest if prefix else rest for prefix, rest in zip(prefixes, rests)]
+            text_ids, offsets = self.encode(texts)
+            for i, spans in enumerate(offsets):
+                first = self.first_scored(spans, prefixes[i])
+                problem = self.start_problem(first, prefixes[i], rests[i])
+                if problem:
+                    raise KnowprobeError(problem[1])
+                scored.append(first)
+            ids += text_ids
+        width = self.packing_width(max((len(sequence) for sequence in ids), default=1))
+        if width is None:
+            totals = self.padded_logprobs(ids, scored)
+        else:
+            totals = self.packed_logprobs(prefix_tree_rows(ids, scored, width, self.pad_id, True))
+        totals = self.finite(totals, "log-probs")
+        next_token = totals[: n * t].reshape(n, t)
+        rest = totals[n * t :].reshape(width_c, n).T if width_c else np.zeros((n, 0))
+        return next_token, rest
+
     def definition_of_start(self) -> str:
         """The start token texts begin with (``start_token.StartToken.label``), or ``none`` where
         this scorer's texts begin without one (COMPS's authors' reading)."""

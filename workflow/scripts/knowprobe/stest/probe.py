@@ -219,18 +219,14 @@ def object_scores(
     ]
     index = np.flatnonzero(usable)
     next_token = np.full((len(queries), 2), np.nan)
-    if len(index):
-        scores = scorer.candidate_logprobs(
-            [prefixes[i] for i in index],
-            np.union1d(fine[index], coarse[index]),
-            targets=np.stack([fine[index], coarse[index]], axis=1),
-        )
-        next_token[index] = scores.target_logprobs
     sentence = np.full((len(queries), 2), np.nan)
     if len(index):
-        for column in (0, 1):
-            rests = [continuations[i][column] for i in index]
-            sentence[index, column] = scorer.conditional_logprob([prefixes[i] for i in index], rests)
+        # one pass: each prefix placed once for both objects' next token and both continuations
+        next_token[index], sentence[index] = scorer.next_token_and_continuations(
+            [prefixes[i] for i in index],
+            np.stack([fine[index], coarse[index]], axis=1),
+            [continuations[i] for i in index],
+        )
     return [
         base.assign(mode="next_token", fine_score=next_token[:, 0], coarse_score=next_token[:, 1]),
         base.assign(mode="sentence", fine_score=sentence[:, 0], coarse_score=sentence[:, 1]),
