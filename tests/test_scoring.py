@@ -898,3 +898,26 @@ def test_cuda_asked_for_where_there_is_none_is_one_line_naming_the_key():
         KnowprobeError, match=r"config scoring.device: cuda:1, but this machine \(.+\) has no usable CUDA"
     ):
         resolve_device("cuda:1")
+
+
+def test_ranks_of_many_inputs_of_one_text_are_computed_in_pieces_with_the_same_result(tiny_causal_models, monkeypatch):
+    """A text may stand for any number of inputs (every fact of an LPAQA prompt that begins with
+    [Y] has the empty prefix): their ranks among the candidates are compared piece by piece
+    (runtime.RANK_PIECE_ELEMENTS), so that memory stays bounded, and equal those made at once."""
+    from knowprobe.scoring import runtime
+
+    _, model, tokenizer = tiny_causal_models[0]
+    scorer = CausalLM(model, tokenizer, SMALL_BATCHES)
+    candidates = word_ids(tokenizer, CANDIDATE_WORDS)
+    texts = ["" if i % 3 else "The capital of France is" for i in range(40)]
+    targets = np.array([candidates[i % len(candidates)] for i in range(40)])
+    whole = scorer.slot_scores(texts, candidates, targets, top_k=3)
+    pieces = []
+    real = runtime.score_slots
+    monkeypatch.setattr(runtime, "RANK_PIECE_ELEMENTS", 2 * len(candidates))  # two inputs a piece
+    monkeypatch.setattr(runtime, "score_slots", lambda *a: pieces.append(len(a[2])) or real(*a))
+    pieced = scorer.slot_scores(texts, candidates, targets, top_k=3)
+    assert max(pieces) > 2  # a batch of more inputs than a piece holds
+    np.testing.assert_array_equal(pieced.target_ranks, whole.target_ranks)
+    np.testing.assert_array_equal(pieced.target_logprobs, whole.target_logprobs)
+    assert len(set(whole.target_ranks[1::3, 0].tolist())) > 1  # the shared text's inputs differ by target
