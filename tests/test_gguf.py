@@ -367,6 +367,15 @@ def test_the_real_models_example_plans_every_study_with_both_pypi_models(tmp_pat
     output = result.stdout + result.stderr
     for rule in ("download_model", "lpaqa_probe", "stest_probe", "comps_probe", "bear_probe"):
         assert f"{rule} " in output or f"{rule}\n" in output, (rule, output[-2000:])
+    # layered: LPAQA's released mined and paraphrased prompts, on a draw of LAMA's facts
+    layered = "resources/examples/real_models_released_prompts.yaml"
+    result = snakemake(
+        project, "-n", "--quiet", "rules", "--configfile", "resources/examples/real_models.yaml", layered
+    )
+    output = result.stdout + result.stderr
+    for rule in ("lpaqa_download_release", "lpaqa_release_prompts", "lpaqa_probe", "lpaqa_selection"):
+        assert f"{rule} " in output or f"{rule}\n" in output, (rule, output[-2000:])
+    assert "stest_probe" not in output and "bear_probe" not in output
 
 
 def test_the_demo_with_a_real_model_plans_smollm2_in_three_studies(tmp_path):
