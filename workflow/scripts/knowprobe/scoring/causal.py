@@ -210,6 +210,15 @@ class CausalLM(ModelRunner):
         ``share_prefixes`` the tokens several texts begin with ("a robin" before each of its
         properties) are placed once, each text's later tokens attending to them: the same
         computation, each token seeing the same tokens at the same positions, done once."""
+        ids, scored = self.continuation_ids(prefixes, continuations, separator)
+        return self.finite(self.sequence_logprobs(ids, scored, share_prefixes), "log-likelihoods")
+
+    def continuation_ids(
+        self, prefixes: list[str], continuations: list[str], separator: str = " "
+    ) -> tuple[list[list[int]], list[int]]:
+        """Each prefix + separator + continuation as one text's token ids (after the start token),
+        and the position of its first continuation token; a continuation that cannot be scored
+        (``start_problem``) is an error naming it."""
         texts = [prefix + separator + cont if prefix else cont for prefix, cont in zip(prefixes, continuations)]
         ids, offsets = self.encode(texts)
         scored = []
@@ -219,12 +228,16 @@ class CausalLM(ModelRunner):
             if problem:
                 raise KnowprobeError(problem[1])
             scored.append(first)
+        return ids, scored
+
+    def sequence_logprobs(self, ids: list[list[int]], scored: list[int], share_prefixes: bool = True) -> np.ndarray:
+        """Each sequence's log-prob of its tokens from ``scored[i]`` on: in packed rows where the
+        model is packed (``packing_width``; with ``share_prefixes`` a token prefix several
+        sequences begin with placed once), else in padded batches."""
         width = self.packing_width(max((len(sequence) for sequence in ids), default=1))
         if width is None:
-            totals = self.padded_logprobs(ids, scored)
-        else:
-            totals = self.packed_logprobs(prefix_tree_rows(ids, scored, width, self.pad_id, share_prefixes))
-        return self.finite(totals, "log-likelihoods")
+            return self.padded_logprobs(ids, scored)
+        return self.packed_logprobs(prefix_tree_rows(ids, scored, width, self.pad_id, share_prefixes))
 
     def next_token_and_continuations(
         self, prefixes: list[str], targets, continuations: list[tuple[str, ...]], separator: str = " "
@@ -248,22 +261,10 @@ class CausalLM(ModelRunner):
         ids = [sequence + [int(token)] for sequence, row in zip(prefix_ids, target_array) for token in row]
         scored = [len(sequence) for sequence in prefix_ids for _ in range(t)]
         for column in range(width_c):
-            rests = [row[column] for row in continuations]
-            texts = [prefix + separator + rest if prefix else rest for prefix, rest in zip(prefixes, rests)]
-            text_ids, offsets = self.encode(texts)
-            for i, spans in enumerate(offsets):
-                first = self.first_scored(spans, prefixes[i])
-                problem = self.start_problem(first, prefixes[i], rests[i])
-                if problem:
-                    raise KnowprobeError(problem[1])
-                scored.append(first)
+            text_ids, text_scored = self.continuation_ids(prefixes, [row[column] for row in continuations], separator)
             ids += text_ids
-        width = self.packing_width(max((len(sequence) for sequence in ids), default=1))
-        if width is None:
-            totals = self.padded_logprobs(ids, scored)
-        else:
-            totals = self.packed_logprobs(prefix_tree_rows(ids, scored, width, self.pad_id, True))
-        totals = self.finite(totals, "log-probs")
+            scored += text_scored
+        totals = self.finite(self.sequence_logprobs(ids, scored), "log-probs")
         next_token = totals[: n * t].reshape(n, t)
         rest = totals[n * t :].reshape(width_c, n).T if width_c else np.zeros((n, 0))
         return next_token, rest
@@ -311,11 +312,7 @@ class CausalLM(ModelRunner):
                 what = f"answer {texts[i][begin:end]!r} of" if answer_spans is not None else "statement"
                 raise KnowprobeError(f"{what} {texts[i]!r} has no tokens to score")
             scored.append(where)
-        width = self.packing_width(max((len(sequence) for sequence in ids), default=1))
-        if width is None:
-            totals = self.padded_logprobs(ids, scored)
-        else:
-            totals = self.packed_logprobs(prefix_tree_rows(ids, scored, width, self.pad_id, share_prefixes))
+        totals = self.sequence_logprobs(ids, scored, share_prefixes)
         return self.finite(totals, "statement log-likelihoods")[index]
 
     def statement_problems(
