@@ -20,7 +20,7 @@ import pandas as pd
 from ..contracts import FACTS
 from ..io import MAX_TEXT_CHARACTERS, KnowprobeError, quoted, read_jsonl, too_long_text
 from ..prompts import check_template, prompt_table
-from .trex_train import draw
+from .trex_train import sampled
 
 log = logging.getLogger(__name__)
 
@@ -113,20 +113,16 @@ def sample_per_relation(facts: pd.DataFrame, per_relation: int | None, seed: int
     answer. What is left out is counted in the log."""
     if per_relation is None:
         return facts
-    kept = []
-    for relation, group in facts.groupby("relation", sort=False):
-        positions = draw(len(group), per_relation, seed, relation)
-        kept.append(group if positions is None else group.iloc[positions])
-    sampled = pd.concat(kept, ignore_index=True) if kept else facts.iloc[:0]
+    drawn, _ = sampled(facts, per_relation, seed)  # the draw T-REx-train makes (trex_train.sampled)
     log.info(
         "lama.per_relation: a seeded draw (seed %d) of at most %d facts a relation: %d of %d facts kept, %d left out",
         seed,
         per_relation,
-        len(sampled),
+        len(drawn),
         len(facts),
-        len(facts) - len(sampled),
+        len(facts) - len(drawn),
     )
-    return sampled
+    return drawn
 
 
 def read_google_re(data_dir: str | Path) -> pd.DataFrame:

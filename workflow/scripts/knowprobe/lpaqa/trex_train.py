@@ -487,15 +487,15 @@ def sampled(facts: pd.DataFrame, per_relation: int, seed: int) -> tuple[pd.DataF
     for relation, group in facts.groupby("relation", sort=False):
         picked = draw(len(group), per_relation, seed, relation)
         if picked is not None:
-            group = group.iloc[picked]
             drops.append(
                 {
                     "relation": relation,
                     "reason": "not_sampled",
                     "description": DROP_REASONS["not_sampled"],
-                    "n": int(len(facts[facts["relation"] == relation]) - per_relation),
+                    "n": len(group) - per_relation,
                 }
             )
+            group = group.iloc[picked]
         kept.append(group)
     out = pd.concat(kept, ignore_index=True) if kept else facts.iloc[:0]
     return out, pd.DataFrame(drops, columns=["relation", "reason", "description", "n"])
