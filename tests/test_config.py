@@ -83,7 +83,7 @@ def test_the_full_and_the_demo_config_are_valid():
         ),
         (
             {"lpaqa": {"probe": {"batch_sise": 3}}},
-            "config lpaqa.probe.batch_sise: unknown key (allowed here: scores, statement, top_k)",
+            "config lpaqa.probe.batch_sise: unknown key (allowed here: sample, scores, statement, top_k)",
         ),
         ({"lpaqa": {"trex_train": {"per_relation": 0}}}, "config lpaqa.trex_train.per_relation: 0 is less than"),
         ({"models": {"m": {"kind": "seq2seq", "path": "p"}}}, "config models.m.kind: 'seq2seq' is not one of"),

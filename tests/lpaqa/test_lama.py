@@ -177,3 +177,30 @@ def test_a_per_relation_sample_is_seeded_per_relation_and_counted(caplog):
     assert lama.sample_per_relation(facts, 4, seed=1)["fact_id"].tolist() != sampled["fact_id"].tolist()
     assert "11 of 19 facts kept, 8 left out" in caplog.text
     assert lama.sample_per_relation(facts, None) is facts
+
+
+def test_a_runs_own_draw_comes_after_the_filter_and_keeps_its_objects(caplog):
+    """lpaqa.probe.sample: a run asked N facts a relation gets N of those LAMA's filter kept for
+    it (the draw of lama.per_relation), the rest counted as not_sampled beside the filter's own
+    drops; the objects of every kept fact are kept apart, the statement score's C_r."""
+    kept = pd.DataFrame(
+        {
+            "relation": ["P19"] * 6 + ["P36"] * 2,
+            "fact_id": [f"f{i}" for i in range(8)],
+            "obj_label": ["Paris", "Rome", "Paris", "Lyon", "Nice", "Rome", "Oslo", "Bern"],
+        },
+        index=range(10, 18),  # a filter's kept rows keep the table's index
+    )
+    filtered = pd.DataFrame([{"relation": "P19", "reason": "not_candidate", "description": "...", "n": 3}])
+    assert lama.objects_by_relation(kept) == {"P19": ["Lyon", "Nice", "Paris", "Rome"], "P36": ["Bern", "Oslo"]}
+    with caplog.at_level("INFO"):
+        drawn, dropped = lama.sample_run(kept, filtered, 3, seed=0)
+    assert drawn.groupby("relation").size().to_dict() == {"P19": 3, "P36": 2}
+    assert drawn["fact_id"].tolist() == lama.sample_per_relation(kept, 3)["fact_id"].tolist()  # the same draw
+    assert list(drawn.index) == list(range(5))
+    counted = dropped[["relation", "reason", "n"]].values.tolist()
+    assert counted == [["P19", "not_candidate", 3], ["P19", "not_sampled", 3]]
+    assert "5 of 8 facts kept, 3 not_sampled" in caplog.text
+    assert lama.sample_run(kept, filtered, None) == (kept, filtered)
+    alone, counted = lama.sample_run(kept, filtered.iloc[:0], 3, seed=0)
+    assert counted["reason"].tolist() == ["not_sampled"] and alone.equals(drawn)

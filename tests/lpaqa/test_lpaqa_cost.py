@@ -44,6 +44,20 @@ def test_statement_cost_counts_the_statements_and_tokens_the_probe_makes(tiny_ca
     assert cost.cost(FACTS, PROMPTS, "statement", "causal").tokens is None  # no tokenizer: statements only
 
 
+def test_a_drawn_runs_statement_cost_counts_the_whole_candidate_set(tiny_causal_models):
+    """lpaqa.probe.sample: a run asked a draw of the facts still ranks over C_r of every fact (the
+    probe's ``objects``), and the dry run counts that: a pair's statements are |C_r| of all."""
+    from knowprobe.lpaqa import lama
+
+    _, _, tokenizer = tiny_causal_models[0]
+    drawn = FACTS.iloc[[0, 3]]
+    objects = lama.objects_by_relation(FACTS)
+    alone = cost.run_cost([(drawn, PROMPTS)], "statement", "causal", tokenizer)
+    whole = cost.run_cost([(drawn, PROMPTS)], "statement", "causal", tokenizer, objects=[objects])
+    assert (alone.pairs, alone.inputs) == (3, 3) and (whole.pairs, whole.inputs) == (3, 3 * 2)
+    assert whole.tokens > alone.tokens
+
+
 def test_next_token_and_masked_statement_costs(tiny_causal_models, wordpiece_tokenizer):
     _, _, tokenizer = tiny_causal_models[0]
     got = cost.cost(FACTS, PROMPTS, "next_token", "causal", tokenizer)

@@ -167,6 +167,29 @@ def test_the_causal_model_ranks_statements_and_generates(tiny_causal_models):
     assert "generate" in set(selection["method"])
 
 
+def test_a_models_own_draw_asks_fewer_facts_of_the_same_halves_and_candidates(tiny_causal_models):
+    """lpaqa.probe.sample: at most N facts a relation of each half (the halves every model gets),
+    the rest counted as left out; each drawn fact's statement is ranked over the candidate set of
+    all the facts, as in the run without the draw."""
+    _, model, tokenizer = tiny_causal_models[0]
+    scorer = CausalLM(model, tokenizer, SETTINGS)
+    facts = facts_table()
+    args = (facts, token_counts(facts, tokenizer), prompt_sets(), scorer, ["statement"])
+    whole, _, _ = multitoken_probe.probe(*args, seed=1)
+    drawn, _, left_out = multitoken_probe.probe(*args, seed=1, sample={"per_relation": 1, "seed": 0})
+    train, test = split(facts, 0.5, 1)
+    for half, rows in (("train", train), ("test", test)):
+        asked = drawn[drawn["split"] == half]
+        assert asked.groupby("relation")["fact_id"].nunique().max() == 1
+        assert set(asked["fact_id"]) <= set(rows["fact_id"])
+    asked = set(drawn["fact_id"])
+    assert left_out[["what", "reason", "n"]].values.tolist() == [["fact", "not_sampled", len(facts) - len(asked)]]
+    key = ["fact_id", "template"]
+    same = whole[whole["split"] == "train"].merge(drawn[drawn["split"] == "train"], on=key, suffixes=("", "_drawn"))
+    assert len(same) == len(drawn[drawn["split"] == "train"]) > 0
+    assert same["prediction"].tolist() == same["prediction_drawn"].tolist()
+
+
 def test_top1_takes_the_best_train_accuracy_and_ties_go_to_the_sets_rank():
     prompts = pd.DataFrame(
         {

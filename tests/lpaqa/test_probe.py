@@ -419,6 +419,30 @@ def test_a_declared_answer_space_is_the_candidate_set(tmp_path, tiny_causal_mode
         probe.read_answer_space(path)
 
 
+def test_a_drawn_runs_statements_rank_the_whole_splits_candidate_set(tiny_causal_models):
+    """lpaqa.probe.sample: a run probed on a draw of the facts ranks each over its relation's C_r of
+    every fact the filter kept (``objects``), not of the draw: its rows are those of the probe of
+    all the facts, for the facts drawn."""
+    from knowprobe.lpaqa import lama
+
+    _, model, tokenizer = tiny_causal_models[0]
+    scorer = CausalLM(model, tokenizer, ScoringSettings(device="cpu", batch_size=8))
+    facts, prompts = statement_benchmark(tokenizer)
+    [(_, whole, whole_scores)] = probe.probe_statements({"part": (facts, prompts)}, scorer, top_k=3)
+    drawn = facts.iloc[[0, 3, 6]]
+    objects = {"part": lama.objects_by_relation(facts)}
+    [(_, table, scores)] = probe.probe_statements({"part": (drawn, prompts)}, scorer, 3, objects=objects)
+    whole, table = whole.to_pandas(), table.to_pandas()
+    rows = whole["fact_id"].isin(drawn["fact_id"]).to_numpy()
+    assert len(table) == 2 * 2 + 1 and table["fact_id"].tolist() == whole.loc[rows, "fact_id"].tolist()
+    for column in ["obj_token_id", "gold_rank", "topk_ids"]:
+        assert table[column].astype(str).tolist() == whole.loc[rows, column].astype(str).tolist(), column
+    np.testing.assert_allclose(scores.numpy(), whole_scores.numpy()[rows], atol=1e-9)
+    # without them, C_r shrinks to the draw's own objects
+    [(_, alone, _)] = probe.probe_statements({"part": (drawn, prompts)}, scorer, top_k=3)
+    assert alone.to_pandas()["topk_ids"].map(len).max() < table["topk_ids"].map(len).max()
+
+
 def test_a_next_token_probe_reads_an_earlier_probes_hidden_states(tmp_path, tiny_causal_models, monkeypatch):
     """The seeded job under the next-token score: prefixes an earlier probe holds are read from its
     files (only the LM head runs on them), the rest run through the model; the table is the one a

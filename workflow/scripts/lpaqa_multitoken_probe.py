@@ -30,6 +30,7 @@ with rule_logging(snakemake.log[0]) as log:
         multitoken_probe.AskSettings(**snakemake.params.ask),
         snakemake.params.train_share,
         snakemake.params.seed,
+        snakemake.params.sample,
     )
     for (split, method), rows in predictions.groupby(["split", "method"], sort=False):
         log.info(

@@ -5,6 +5,9 @@ statement scores over the relation's candidate set; the model is loaded once and
 input scored once for all of them (the seeded job reads the hidden states of inputs the first job
 scored)."""
 
+import json
+from pathlib import Path
+
 import torch
 
 from knowprobe import contracts, scoring
@@ -23,12 +26,13 @@ with rule_logging(snakemake.log[0]) as log:
         f"{dataset}_{split}": contracts.read(snakemake.input[f"{dataset}_{split}"], contracts.MODEL_FACTS)
         for dataset, split in snakemake.params.parts
     }
-    parts = {}
+    parts, part_of = {}, {}
     for prompt_set in snakemake.params.prompt_sets:
         prompts = contracts.read(snakemake.input[f"prompts/{prompt_set}"], contracts.PROMPTS)
         for dataset, split in snakemake.params.parts:
             used = probe.prompts_for(prompts, google_re) if dataset == "google_re" else prompts
             parts[f"{prompt_set}/{dataset}_{split}"] = (facts[f"{dataset}_{split}"], used)
+            part_of[f"{prompt_set}/{dataset}_{split}"] = f"{dataset}_{split}"
     # the seeded job: the first job's files, whose hidden states it reads where inputs recur
     reused = [
         (snakemake.input[key], snakemake.input[f"{key}_hidden"])
@@ -40,7 +44,15 @@ with rule_logging(snakemake.log[0]) as log:
         spaces = probe.read_answer_space(path) if path else None
         if reused:
             log.info("the statement score reads no earlier probe: every part's statements are scored here")
-        probed = probe.probe_statements(parts, scorer, snakemake.params.top_k, snakemake.params.pll, spaces)
+        # a drawn run (lpaqa.probe.sample): C_r from every fact its filter kept, not from the draw
+        objects = {
+            name: json.loads(Path(snakemake.input[f"{part}_objects"]).read_text(encoding="utf-8"))
+            for name, part in part_of.items()
+            if f"{part}_objects" in snakemake.input.keys()
+        }
+        probed = probe.probe_statements(
+            parts, scorer, snakemake.params.top_k, snakemake.params.pll, spaces, objects or None
+        )
     else:
         probed = probe.probe_parts(parts, scorer, candidates, snakemake.params.top_k, reused, score)
     for name, table, hidden in probed:

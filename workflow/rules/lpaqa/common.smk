@@ -2,6 +2,7 @@
 # the paths of inputs that may be local or downloaded, and the functions its rules take inputs from.
 
 import dataclasses
+import json
 
 from knowprobe.lpaqa.paraphrase import ParaphraseSettings
 
@@ -52,6 +53,28 @@ LPAQA_LEAD_RUNS = LPAQA_MODELS or LPAQA_RUNS
 LPAQA_DATASETS = LPAQA["datasets"]
 # LM-aware refinement is mask-predict: without a mask run the prompt set refined is left out
 LPAQA_PROMPT_SETS = [name for name in LPAQA["prompt_sets"] if name != "refined" or LPAQA_MODELS]
+
+
+# models and runs asked a draw of the facts (lpaqa.probe.sample.per_relation), each key a model
+# LPAQA probes or one of its runs
+LPAQA_SAMPLE = LPAQA["probe"]["sample"]
+for key in LPAQA_SAMPLE["per_relation"]:
+    if key not in LPAQA_PROBED and key not in LPAQA_RUN_OF:
+        raise WorkflowError(
+            f"config lpaqa.probe.sample.per_relation: {key!r} is neither a model LPAQA probes nor one of "
+            f"its runs ({', '.join(LPAQA_PROBED + [run for run in LPAQA_RUNS if run not in LPAQA_PROBED])})"
+        )
+
+
+def lpaqa_sample(run_or_model):
+    """The per-relation draw of a run (its own key, else its model's) or of a model (the
+    multi-token probe's): {per_relation, seed}, per_relation None where it takes every fact."""
+    keys = [run_or_model]
+    if run_or_model in LPAQA_RUN_OF:
+        keys.append(LPAQA_RUN_OF[run_or_model][0])
+    sizes = LPAQA_SAMPLE["per_relation"]
+    per_relation = next((sizes[key] for key in keys if key in sizes), None)
+    return {"per_relation": per_relation, "seed": LPAQA_SAMPLE["seed"]}
 
 
 def lpaqa_model(run):
@@ -301,6 +324,9 @@ def probe_input(prompt_sets, reused=()):
             for split in LPAQA_SPLITS:
                 keys = dict(model=wildcards.model, dataset=dataset, split=split)
                 found[f"{dataset}_{split}"] = expand(rules.lpaqa_filter_facts.output.facts, **keys)[0]
+                if lpaqa_score(wildcards.model) == "statement" and lpaqa_sample(wildcards.model)["per_relation"]:
+                    # a drawn run's C_r: the objects of every fact its filter kept, not of the draw
+                    found[f"{dataset}_{split}_objects"] = expand(rules.lpaqa_filter_facts.output.objects, **keys)[0]
         for name in reused:
             found.update({f"reused/{name}/{key}": path for key, path in probe_files(name, wildcards.model).items()})
         return found
@@ -748,13 +774,18 @@ def print_lpaqa_score_costs(dag):
             continue
         google_re = dict(LPAQA["google_re_relations"])
         read_prompts = {name: contracts.read(path, contracts.PROMPTS) for name, path in prompts.items()}
-        parts = []
+        parts, objects = [], []
+        drawn = score == "statement" and lpaqa_sample(run)["per_relation"]
         for (dataset, split), path in facts.items():
             split_facts = contracts.read(path, contracts.MODEL_FACTS)
+            # a drawn run's C_r: the objects of every fact its filter kept (lpaqa.probe.sample)
+            split_objects = json.loads(Path(path.replace(".parquet", ".objects.json")).read_text()) if drawn else None
             for name, table in read_prompts.items():
                 parts.append((split_facts, probe.prompts_for(table, google_re) if dataset == "google_re" else table))
+                objects.append(split_objects)
         tokenizer = saved_tokenizer(model)
-        lines.append(f"{run} ({score}): {cost.run_cost(parts, score, kind, tokenizer, spaces).line(score, kind)}")
+        counted = cost.run_cost(parts, score, kind, tokenizer, spaces, objects)
+        lines.append(f"{run} ({score}): {counted.line(score, kind)}")
     listed = "\n  ".join(lines)
     print(f"knowprobe: what each LPAQA score costs (docs/lpaqa.md, Scores):\n  {listed}", file=sys.stderr)
 
@@ -796,6 +827,10 @@ def print_multitoken_costs(dag):
         kind = config["models"][model]["kind"]
         tokenizer = saved_tokenizer(model)
         methods = MULTITOKEN["methods"][kind]
+        asked = (train, test)
+        sample = lpaqa_sample(model)
+        if sample["per_relation"]:  # the model's own draw of each half; C_r stays all facts'
+            asked = multitoken_probe.draw_halves(train, test, sample["per_relation"], sample["seed"])[:2]
         # the train half decodes with every open method in one run, the test half method by method
         halves = [
             cost.multitoken_costs(
@@ -807,9 +842,9 @@ def print_multitoken_costs(dag):
                 tokenizer,
                 MULTITOKEN["max_masks"],
                 MULTITOKEN["max_new_tokens"],
-                together=part is train,
+                together=part is asked[0],
             )
-            for part, templates in ((train, every), (test, first))
+            for part, templates in zip(asked, (every, first))
         ]
 
         def total(counted):

@@ -91,6 +91,7 @@ rule lpaqa_multitoken_probe:
         ask=multitoken_ask_settings(),
         train_share=MULTITOKEN["train_share"],
         seed=MULTITOKEN["seed"],
+        sample=lambda wildcards: lpaqa_sample(wildcards.model),
     script:
         "../../scripts/lpaqa_multitoken_probe.py"
 

@@ -48,6 +48,8 @@ rule lpaqa_filter_facts:
     output:
         facts="results/lpaqa/filtered/{model}/{dataset}/{split}.parquet",
         dropped="results/lpaqa/filtered/{model}/{dataset}/{split}.dropped.csv",
+        # each relation's objects before the run's own draw: C_r of its statement score
+        objects="results/lpaqa/filtered/{model}/{dataset}/{split}.objects.json",
     log:
         "logs/lpaqa/filter_facts/{model}/{dataset}/{split}.log",
     conda:
@@ -55,6 +57,7 @@ rule lpaqa_filter_facts:
     params:
         kind=lambda wildcards: lpaqa_kind(wildcards.model),
         score=lambda wildcards: lpaqa_score(wildcards.model),
+        sample=lambda wildcards: lpaqa_sample(wildcards.model),
     script:
         "../../scripts/lpaqa_filter_facts.py"
 

@@ -62,6 +62,7 @@ def cost(
     answer_spaces: dict[str, list[str]] | None = None,
     cache: dict[str, int] | None = None,
     scored: dict | None = None,
+    objects: dict[str, list[str]] | None = None,
 ) -> Cost:
     """One part's cost (the facts of a split, a prompt set) under ``score``; without a tokenizer
     only the pairs and inputs are counted. ``cache``: texts' token counts already known (parts
@@ -101,7 +102,7 @@ def cost(
         return Cost(len(pairs), len(texts), tokens, None)
     from .probe import candidate_sets
 
-    sets = candidate_sets(facts, answer_spaces)
+    sets = candidate_sets(facts, answer_spaces, objects)
     asked = len(pairs)
     pairs = distinct_statement_inputs(pairs, sets, {} if scored is None else scored)
     sizes = pairs["relation"].map({r: len(c) for r, c in sets.items()}).fillna(0).to_numpy(np.int64)
@@ -143,11 +144,23 @@ def distinct_statement_inputs(pairs: pd.DataFrame, sets: dict[str, list[str]], s
     return pairs[np.array(new, dtype=bool)]
 
 
-def run_cost(parts: list[tuple[pd.DataFrame, pd.DataFrame]], score: str, kind: str, tokenizer=None, answer_spaces=None):
+def run_cost(
+    parts: list[tuple[pd.DataFrame, pd.DataFrame]],
+    score: str,
+    kind: str,
+    tokenizer=None,
+    answer_spaces=None,
+    objects=None,
+):
     """The sum of ``cost`` over a run's parts (``(facts, prompts)`` of each prompt set and split),
-    a statement input several parts share counted once, as the probe scores it."""
+    a statement input several parts share counted once, as the probe scores it. ``objects``: per
+    part, a drawn run's C_r where no answer space is declared (``probe.candidate_sets``)."""
     cache, scored = {}, {}
-    costs = [cost(facts, prompts, score, kind, tokenizer, answer_spaces, cache, scored) for facts, prompts in parts]
+    objects = objects or [None] * len(parts)
+    costs = [
+        cost(facts, prompts, score, kind, tokenizer, answer_spaces, cache, scored, of)
+        for (facts, prompts), of in zip(parts, objects)
+    ]
     tokens = None if tokenizer is None else sum(c.tokens for c in costs)
     shared = (
         None if tokenizer is None or score != "statement" or kind == "masked" else sum(c.shared_tokens for c in costs)

@@ -125,6 +125,36 @@ def sample_per_relation(facts: pd.DataFrame, per_relation: int | None, seed: int
     return drawn
 
 
+def objects_by_relation(facts: pd.DataFrame) -> dict[str, list[str]]:
+    """Each relation's distinct object labels, sorted: the statement score's default C_r of these
+    facts (``probe.candidate_sets``), kept beside a run's draw so that the draw leaves it whole."""
+    return {relation: sorted(set(group)) for relation, group in facts.groupby("relation", sort=True)["obj_label"]}
+
+
+def sample_run(
+    kept: pd.DataFrame, dropped: pd.DataFrame, per_relation: int | None, seed: int = 0
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A run's own draw (``lpaqa.probe.sample``): at most ``per_relation`` of the facts LAMA's
+    filter ``kept`` for it, per relation (the draw of ``sample_per_relation``), and the filter's
+    drop counts ``dropped`` with the facts left out added (``not_sampled``). None keeps them all.
+    After the filter, so that a run asked N facts a relation gets N it can answer."""
+    if per_relation is None:
+        return kept, dropped
+    drawn, left_out = sampled(kept, per_relation, seed)
+    log.info(
+        "lpaqa.probe.sample: a seeded draw (seed %d) of at most %d facts a relation: "
+        "%d of %d facts kept, %d not_sampled",
+        seed,
+        per_relation,
+        len(drawn),
+        len(kept),
+        len(kept) - len(drawn),
+    )
+    frames = [frame for frame in (dropped, left_out) if len(frame)]
+    dropped = pd.concat(frames, ignore_index=True) if frames else dropped
+    return drawn.reset_index(drop=True), dropped
+
+
 def read_google_re(data_dir: str | Path) -> pd.DataFrame:
     """LAMA's Google-RE test files; relation ids are the file stems (place_of_birth, ...)."""
     google_dir = Path(data_dir) / "Google_RE"

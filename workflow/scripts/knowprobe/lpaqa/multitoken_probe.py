@@ -41,7 +41,7 @@ from ..scoring.decoding import METHODS as OPEN  # open decoding at masks: masked
 from ..statements import fill_statement
 from .probe import candidate_sets, next_token_prefix
 from .prompt_rank import prompt_order
-from .trex_train import split
+from .trex_train import sampled, split
 
 log = logging.getLogger(__name__)
 
@@ -333,6 +333,33 @@ def longer(problems: list, texts: list[str], lengths, limit: int, what: str) -> 
     ]
 
 
+def draw_halves(
+    train: pd.DataFrame, test: pd.DataFrame, per_relation: int, seed: int
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """At most ``per_relation`` facts a relation of each half (T-REx-train's seeded draw,
+    ``trex_train.sampled``), and one ``LEFT_OUT_COLUMNS`` row counting the facts left out."""
+    halves, left = [], 0
+    for half in (train, test):
+        drawn, _ = sampled(half, per_relation, seed)
+        halves.append(drawn)
+        left += len(half) - len(drawn)
+    log.info(
+        "lpaqa.probe.sample: a seeded draw (seed %d) of at most %d facts a relation of each half: %d of %d facts asked",
+        seed,
+        per_relation,
+        len(halves[0]) + len(halves[1]),
+        len(train) + len(test),
+    )
+    row = {
+        "what": "fact",
+        "reason": "not_sampled",
+        "description": f"facts beyond this model's draw, {per_relation} a relation of each half (not_sampled)",
+        "n": left,
+        "example": "",
+    }
+    return halves[0], halves[1], pd.DataFrame([row] if left else [], columns=LEFT_OUT_COLUMNS)
+
+
 def probe(
     facts: pd.DataFrame,
     tokens: pd.DataFrame,
@@ -342,20 +369,30 @@ def probe(
     settings: AskSettings | None = None,
     train_share: float = _DEFAULTS["train_share"],
     seed: int = _DEFAULTS["seed"],
+    sample: dict | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Ask the multi-token facts every way in ``methods`` (``multitoken_predictions``: the train
     half with every template of the sets, the test half with each set's Top-1 templates) and the
     Top-1 choices (``multitoken_selection``), and what the model could not take, left out and
     counted (``leave_out``). ``tokens``: the facts' object token counts of this
-    model (``object_tokens``' rows of the model)."""
+    model (``object_tokens``' rows of the model). ``sample``: this model's own draw
+    (``lpaqa.probe.sample``: ``{per_relation, seed}``), at most that many facts a relation of
+    each half, the rest counted as left out (``not_sampled``); the halves and the candidate sets
+    are those of all facts, as every other model's."""
     settings = settings or AskSettings()
     methods = check_methods(methods, scorer.kind)
     # the split and the candidate sets of all facts, whatever this model leaves out, so that every
     # model is asked the same halves
     train, test = split(facts, train_share, seed)
     sets = candidate_sets(facts)
+    drawn = None
+    if sample and sample.get("per_relation"):
+        train, test, drawn = draw_halves(train, test, sample["per_relation"], sample.get("seed", 0))
+        facts = facts[facts["fact_id"].isin(set(train["fact_id"]) | set(test["fact_id"]))]
     templates = pd.concat([set_templates(p) for p in prompt_sets.values()], ignore_index=True)
     kept, templates, sets, left_out = leave_out(scorer, facts, templates, sets, methods, settings)
+    if drawn is not None:
+        left_out = pd.concat([drawn, left_out], ignore_index=True) if len(left_out) else drawn
     if len(left_out):
         log.warning("left out %s", left_out_line(left_out))
         asked = set(kept["fact_id"])

@@ -252,10 +252,15 @@ def read_answer_space(path) -> dict[str, list[str]]:
     return spaces
 
 
-def candidate_sets(facts: pd.DataFrame, answer_spaces: dict[str, list[str]] | None = None) -> dict[str, list[str]]:
+def candidate_sets(
+    facts: pd.DataFrame,
+    answer_spaces: dict[str, list[str]] | None = None,
+    objects: dict[str, list[str]] | None = None,
+) -> dict[str, list[str]]:
     """Each relation's candidate set C_r: its declared answer space, else the distinct gold
-    objects of its facts (sorted by label)."""
-    spaces = answer_spaces or {}
+    objects of its facts (sorted by label), or where ``objects`` lists the relation, those (the
+    objects of every fact a drawn run's filter kept, ``lama.objects_by_relation``)."""
+    spaces = {**(objects or {}), **(answer_spaces or {})}
     return {
         relation: list(spaces[relation]) if relation in spaces else sorted(set(group))
         for relation, group in facts.groupby("relation", sort=True)["obj_label"]
@@ -295,6 +300,7 @@ def probe_statements(
     top_k: int,
     pll: str = "within_word_l2r",
     answer_spaces: dict[str, list[str]] | None = None,
+    objects: dict[str, dict[str, list[str]]] | None = None,
 ) -> Iterator[tuple[str, pa.Table, torch.Tensor]]:
     """The statement score of the (fact, prompt) pairs of several parts (``name -> (facts,
     prompts)``), a masked or causal scorer: for every pair and every candidate c of the relation's
@@ -308,12 +314,18 @@ def probe_statements(
 
     A (template, subject, C_r) that several parts ask for (a prompt in two prompt sets, e.g. the
     mined prompts in Mine, Mine-mid and Mine+Man, on the same split) is scored once: its scores are
-    kept for the later parts that need them and dropped after the last."""
+    kept for the later parts that need them and dropped after the last. ``objects``: per part,
+    the relations' objects that stand for C_r where no answer space is declared (a drawn run's,
+    whose draw would otherwise shrink C_r to its own objects)."""
     planned = {}
     for name, (facts, prompts) in parts.items():
         facts = in_answer_space(name, facts, answer_spaces)
         pairs = pair_facts_with_prompts(facts, prompts)
-        sets = candidate_sets(pairs.drop_duplicates("fact_id"), answer_spaces) if not pairs.empty else {}
+        sets = (
+            candidate_sets(pairs.drop_duplicates("fact_id"), answer_spaces, (objects or {}).get(name))
+            if not pairs.empty
+            else {}
+        )
         planned[name] = (pairs, sets)
     set_ids: dict[tuple[str, ...], int] = {}  # each distinct candidate set, by its labels
 
