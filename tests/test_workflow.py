@@ -168,13 +168,13 @@ PAPER_TABLES = {"lpaqa_paper_tables": 1, "lpaqa_paper_figures": 1, "table_html":
 # and since issue 42 the selection's per-fact results feed the intervals (two more pages), its
 # Top-1 prompts the calibration (one more)
 SELECTION_AND_AFTER = {
-    "lpaqa_selection": 5,  # the two BERTs' mask runs, the GPT's next_token and statement runs, SmolLM2's next_token
+    "lpaqa_selection": 4,  # the two BERTs' mask runs and the GPT's next_token and statement runs
     "lpaqa_score_tables": 1,
     "lpaqa_cross_model": 2,
     **PAPER_TABLES,
     "lpaqa_intervals": 1,
     "lpaqa_intervals_figure": 1,
-    "lpaqa_calibration": 5,  # every run: the two BERTs' mask scores, the GPT's two scores, SmolLM2's next token
+    "lpaqa_calibration": 4,  # every run: the two BERTs' mask scores, the GPT's next-token and statement scores
     "lpaqa_calibration_report": 1,
     "table_html": 20,
 }
@@ -205,15 +205,14 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
 
     # metrics: evaluation and what follows; of the probes only Mine+Para's (the seeded job), whose
     # seeds are chosen by T-REx-train P@1 (the seeds, their paraphrases, and their probes for every
-    # run: the two BERTs', the GPT's two scores and SmolLM2's next token)
+    # run: the two BERTs' and the GPT's two scores)
     with edited(project, "lpaqa/metrics.py"):
         said = snakemake(project, "-n", *DEMO)
     planned = jobs_of(said)
-    assert planned["lpaqa_probe_seeded"] == 5 and "lpaqa_probe" not in planned and planned["lpaqa_paraphrase"] == 1
-    # the dry run counts the score of each run it probes: all five
+    assert planned["lpaqa_probe_seeded"] == 4 and "lpaqa_probe" not in planned and planned["lpaqa_paraphrase"] == 1
+    # the dry run counts the score of each run it probes: all four
     costs = (said.stdout + said.stderr).split("what each LPAQA score costs")[1]
-    runs = ["tiny-demo-bert", "tiny-demo-bert-small", "tiny-demo-gpt@next_token", "tiny-demo-gpt@statement"]
-    for run in [*runs, "smollm2-q4_1@next_token"]:
+    for run in ["tiny-demo-bert", "tiny-demo-bert-small", "tiny-demo-gpt@next_token", "tiny-demo-gpt@statement"]:
         assert f"\n  {run} (" in costs, run
     assert "after prefix sharing" in costs
     assert {"lpaqa_evaluate", "lpaqa_majority", "lpaqa_tables", "lpaqa_select_paraphrase_seeds"} <= set(planned)
@@ -225,7 +224,7 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
         said = snakemake(project, "-n", *DEMO)
     planned = jobs_of(said)
     # (every LPAQA run: the scoring package's modules are imported together)
-    assert planned["lpaqa_probe"] == planned["lpaqa_probe_seeded"] == 5
+    assert planned["lpaqa_probe"] == planned["lpaqa_probe_seeded"] == 4
     # the multi-token probes' costs, each method's and, for the masked models, open decoding's together
     costs = (said.stdout + said.stderr).split("what each way of asking the multi-token facts costs")[1]
     together = [line for line in costs.splitlines() if "open decoding together" in line]
@@ -259,12 +258,12 @@ def test_changed_stage_reruns_only_itself_and_what_depends_on_it(demo, tmp_path)
         result = snakemake(project, "-n", *DEMO)
     planned = job_counts(result.stdout + result.stderr)
     # the probes of every run (the BERTs' and the GPT's two scores) hold the paraphrase sets
-    assert planned["lpaqa_probe"] == planned["lpaqa_probe_seeded"] == "5" and planned["lpaqa_paraphrase"] == "2"
+    assert planned["lpaqa_probe"] == planned["lpaqa_probe_seeded"] == "4" and planned["lpaqa_paraphrase"] == "2"
     assert "lpaqa_train_demo_translator" in executed_rules(result) and "lpaqa_mine_prompts" not in planned
     # a parameter of the stage: the paraphrase jobs and their probes, not the translators
     fewer = with_config(project, "fewer.yaml", lambda c: c["lpaqa"]["paraphrase"].update(top=5))
     planned = planned_jobs(project, "--configfile", fewer)
-    assert planned["lpaqa_paraphrase"] == 2 and planned["lpaqa_probe"] == planned["lpaqa_probe_seeded"] == 5
+    assert planned["lpaqa_paraphrase"] == 2 and planned["lpaqa_probe"] == planned["lpaqa_probe_seeded"] == 4
     assert "lpaqa_train_demo_translator" not in planned
     assert executed_rules(snakemake(project, "-n", *DEMO)) == set()  # every edit undone: nothing to do
 
@@ -297,7 +296,7 @@ INTERVAL_RULES = {
     # issue 56: consistency, calibration (every run: it reads stored states, runs no probe) and the
     # multi-token tables carry intervals too
     "lpaqa_consistency": 1,
-    "lpaqa_calibration": 5,
+    "lpaqa_calibration": 4,
     "lpaqa_calibration_report": 1,
     "lpaqa_multitoken_tables": 1,
     "lpaqa_multitoken_figure": 1,
@@ -640,18 +639,8 @@ def alone_config(project: Path, study: str, kind: str) -> str:
     config = yaml.safe_load((project / "resources/demo/config.yaml").read_text())
     config["studies"] = [study]
     config["models"] = {name: entry for name, entry in config["models"].items() if entry["kind"] == kind}
-    kept = config["models"]
-    # the demo's settings of single models (SmolLM2's scores and draw, the multi-token facts' models)
-    # name only models kept
-    lpaqa = config["lpaqa"]
-    probe = lpaqa.setdefault("probe", {})
-    own = probe.get("scores", {}).get("models", {})
-    probe.get("scores", {})["models"] = {name: scores for name, scores in own.items() if name in kept}
-    drawn = probe.get("sample", {}).get("per_relation", {})
-    probe.setdefault("sample", {})["per_relation"] = {k: n for k, n in drawn.items() if k.split("@")[0] in kept}
-    asking = lpaqa.get("multitoken", {}).get("models")
-    if asking:
-        lpaqa["multitoken"]["models"] = [name for name in asking if name in kept] or None
+    listed = config["lpaqa"].get("models")  # the demo lists LPAQA's models (SmolLM2 is not one)
+    config["lpaqa"]["models"] = [name for name in listed if name in config["models"]] or None if listed else listed
     (project / f"{study}-{kind}.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     return f"{study}-{kind}.yaml"
 
@@ -733,13 +722,6 @@ def test_comps_alone_with_a_causal_model_runs(tmp_path):
             "config lpaqa.probe.scores.causal.0: 'mask' is not one of",
         ),
         (lambda c: c["lpaqa"].update(models=["gpt2"]), "config lpaqa.models: 'gpt2' is not a key of models"),
-        # issue 53: a model's own draw names a model LPAQA probes or one of its runs
-        (
-            lambda c: c["lpaqa"]["probe"].update(sample={"per_relation": {"tiny-demo-gpt@mask": 5}}),
-            "config lpaqa.probe.sample.per_relation: 'tiny-demo-gpt@mask' is neither a model LPAQA probes nor one of "
-            "its runs (tiny-demo-bert, tiny-demo-bert-small, tiny-demo-gpt, smollm2-q4_1, tiny-demo-gpt@next_token, "
-            "tiny-demo-gpt@statement, smollm2-q4_1@next_token)",
-        ),
         # issue 17: an unknown top-level key printed the whole schema and config (1,311 lines)
         (lambda c: c.update(studys=["lpaqa"]), "config studys: unknown key (allowed here:"),
         (lambda c: c["lpaqa"]["demo_corpus"].update(holdout=1.5), "config lpaqa.demo_corpus.holdout: 1.5 is greater"),
@@ -848,16 +830,15 @@ def test_slurm_profile_sends_gpu_rules_to_gpu_nodes(tmp_path):
     result = snakemake(project, "--profile", "profiles/slurm", "-n", *DEMO)
     jobs = re.split(r"\n(?=(?:local)?rule \w+:)", result.stdout + result.stderr)
     on_gpu = [job for job in jobs if re.match(rf"rule ({'|'.join(gpu_rules)}):", job)]
-    # LPAQA: 5 runs (the two BERTs' mask runs, the GPT's next-token and statement runs, SmolLM2's
-    # next-token run) x 3 (probe jobs: every set but Mine+Para, then Mine+Para; a selection), 2
-    # paraphrase sets, per masked model 2 backward sets and a cross-model job, per run a
-    # calibration, one refinement, LAMA-UHN; the multi-token facts asked by the 3 tiny models;
-    # S-TEST, COMPS, BEAR: 4 models each
+    # LPAQA: 4 runs (the two BERTs' mask runs, the GPT's next-token and statement runs) x 3 (probe
+    # jobs: every set but Mine+Para, then Mine+Para; a selection), 2 paraphrase sets, per masked
+    # model 2 backward sets and a cross-model job, per run a calibration, one refinement, LAMA-UHN;
+    # the multi-token facts asked by 3 models; S-TEST: 3 models; COMPS: 3 models; BEAR: 3 models
     counted = collections.Counter(re.match(r"rule (\w+):", job).group(1) for job in on_gpu)
-    assert counted["lpaqa_probe"] == counted["lpaqa_probe_seeded"] == counted["lpaqa_selection"] == 5
-    assert counted["lpaqa_backward"] == 4 and counted["lpaqa_cross_model"] == 2 and counted["lpaqa_calibration"] == 5
+    assert counted["lpaqa_probe"] == counted["lpaqa_probe_seeded"] == counted["lpaqa_selection"] == 4
+    assert counted["lpaqa_backward"] == 4 and counted["lpaqa_cross_model"] == 2 and counted["lpaqa_calibration"] == 4
     assert counted["lpaqa_multitoken_probe"] == 3
-    assert len(on_gpu) == 5 * 3 + 2 + 2 * 2 + 2 + 5 + 1 + 1 + 3 + 4 + 4 + 4
+    assert len(on_gpu) == 4 * 3 + 2 + 2 * 2 + 2 + 4 + 1 + 1 + 3 + 3 + 3 + 3
     assert all("gpu=1" in job and "slurm_partition=gpu" in job for job in on_gpu)
     others = [job for job in jobs if re.match(r"rule (\w+):", job) and job not in on_gpu and "resources:" in job]
     assert others and not any("gpu=1" in job for job in others)
