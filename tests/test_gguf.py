@@ -378,10 +378,11 @@ def test_the_real_models_example_plans_every_study_with_both_pypi_models(tmp_pat
     assert "stest_probe" not in output and "bear_probe" not in output
 
 
-def test_the_demo_with_a_real_model_plans_smollm2_in_three_studies(tmp_path):
-    """resources/demo/real_model.yaml over the demo's config: SmolLM2 from PyPI in S-TEST, COMPS
-    and BEAR beside the tiny models, not in LPAQA (its next-token run over the demo's ten prompt
-    sets would cost more CPU than the rest of the demo)."""
+def test_the_demo_with_a_real_model_plans_smollm2_in_every_study(tmp_path):
+    """resources/demo/real_model.yaml over the demo's config: SmolLM2 from PyPI beside the tiny
+    models in S-TEST, COMPS, BEAR and LPAQA, there by the next token on its own draw of the facts
+    (lpaqa.probe.sample); not its statements nor the multi-token facts (their CPU,
+    docs/benchmarks.md)."""
     import re
 
     from conftest import DEMO, copy_project, snakemake
@@ -390,7 +391,11 @@ def test_the_demo_with_a_real_model_plans_smollm2_in_three_studies(tmp_path):
     result = snakemake(project, "-n", *DEMO, "resources/demo/real_model.yaml")
     output = result.stdout + result.stderr
     planned = set(re.findall(r"wildcards: model=(\S+)", output))
-    assert "smollm2-q4_1" in planned and not any(m.startswith("smollm2-q4_1@") for m in planned)
+    assert {"smollm2-q4_1", "smollm2-q4_1@next_token"} <= planned and "smollm2-q4_1@statement" not in planned
     for path in ("stest/scores", "comps/scores", "bear/scores"):
         assert f"results/{path}/smollm2-q4_1.parquet" in output, path
+    assert "results/lpaqa/probe/smollm2-q4_1@next_token/manual/trex/test.parquet" in output
     assert "results/lpaqa/multitoken/predictions/smollm2-q4_1" not in output
+    # the tiny models' runs are the demo's own
+    for run in ("tiny-demo-bert", "tiny-demo-gpt@next_token", "tiny-demo-gpt@statement"):
+        assert run in planned, run
