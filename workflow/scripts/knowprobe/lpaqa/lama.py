@@ -152,7 +152,7 @@ def sample_run(
     )
     frames = [frame for frame in (dropped, left_out) if len(frame)]
     dropped = pd.concat(frames, ignore_index=True) if frames else dropped
-    return drawn.reset_index(drop=True), dropped
+    return drawn, dropped  # trex_train.sampled numbers its rows anew
 
 
 def read_google_re(data_dir: str | Path) -> pd.DataFrame:

@@ -28,6 +28,7 @@ from ..contracts import PROBE, to_table
 from ..io import KnowprobeError
 from ..prompts import OBJECT, SUBJECT, fill_template, object_at_end
 from ..statements import fill_statement
+from .lama import objects_by_relation
 
 log = logging.getLogger(__name__)
 
@@ -261,10 +262,8 @@ def candidate_sets(
     objects of its facts (sorted by label), or where ``objects`` lists the relation, those (the
     objects of every fact a drawn run's filter kept, ``lama.objects_by_relation``)."""
     spaces = {**(objects or {}), **(answer_spaces or {})}
-    return {
-        relation: list(spaces[relation]) if relation in spaces else sorted(set(group))
-        for relation, group in facts.groupby("relation", sort=True)["obj_label"]
-    }
+    own = objects_by_relation(facts)
+    return {relation: list(spaces[relation]) if relation in spaces else labels for relation, labels in own.items()}
 
 
 def in_answer_space(name: str, facts: pd.DataFrame, answer_spaces: dict[str, list[str]] | None) -> pd.DataFrame:
