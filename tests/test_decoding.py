@@ -368,9 +368,19 @@ def reference_generate(model, tokenizer, start: list[int], prefix: str, stop: st
     return answer, generated, generated[:used], sum(logprobs[:used])
 
 
-def test_generation_equals_the_per_prefix_reference(tiny_causal_models):
+@pytest.mark.parametrize("cache", [True, False], ids=["key-value cache", "whole sequences"])
+def test_generation_equals_the_per_prefix_reference(tiny_causal_models, monkeypatch, cache):
+    """Greedy generation, batched, equals a one-prefix-at-a-time loop over the plain forward: with
+    the key/value cache (where left-padded batches compute texts as alone: these models, whose
+    tokenizers pad on the right) and by running the whole sequences again (the other models)."""
+    from knowprobe.scoring import decoding
+
+    uses_cache = decoding.uses_cache
+    if not cache:
+        monkeypatch.setattr(decoding, "uses_cache", lambda scorer: False)
     for name, model, tokenizer in tiny_causal_models:
         scorer = CausalLM(model, tokenizer, ScoringSettings(device="cpu", batch_size=3, max_tokens=10_000))
+        assert tokenizer.padding_side == "right" and uses_cache(scorer), name
         free = causal_generate(scorer, PREFIXES, None, max_new_tokens=8)
         assert all(len(g) == 8 or why != "length" for g, why in zip(free.generated_ids, free.stopped_by)), name
         # a stop text taken from inside the free generation of each prefix, so that it cuts there

@@ -443,6 +443,48 @@ def test_a_drawn_runs_statements_rank_the_whole_splits_candidate_set(tiny_causal
     assert alone.to_pandas()["topk_ids"].map(len).max() < table["topk_ids"].map(len).max()
 
 
+def test_a_statement_probe_reads_an_earlier_probes_statement_scores(tmp_path, tiny_causal_models, monkeypatch):
+    """The seeded job under the statement score: (template, subject, relation) inputs the first
+    job's files hold with the same |C_r| are read from its stored scores s, the rest scored; the
+    table and scores are the ones a probe of the set alone gives, and a stored row over another C_r
+    (a part on other facts) is scored again."""
+    _, model, tokenizer = tiny_causal_models[0]
+    scorer = CausalLM(model, tokenizer, ScoringSettings(device="cpu", batch_size=8))
+    facts, prompts = statement_benchmark(tokenizer)
+    [(_, first, first_scores)] = probe.probe_statements({"first": (facts, prompts.iloc[[0]])}, scorer, top_k=3)
+    paths = (tmp_path / "first.parquet", tmp_path / "first.st")
+    contracts.write(first, paths[0], contracts.PROBE)
+    probe.write_hidden(first_scores, paths[1], first.num_rows)
+    other = prompts.iloc[[0]].assign(template=prompts["template"].iat[0].replace(" .", " , they say ."))
+    para = pd.concat([prompts.iloc[[0]], other], ignore_index=True)
+    asked = []
+    statement_logprob = scorer.statement_logprob
+    monkeypatch.setattr(
+        scorer, "statement_logprob", lambda texts, **kw: asked.append(len(texts)) or statement_logprob(texts, **kw)
+    )
+    parts = {"para": (facts, para), "fewer_facts": (facts.iloc[[0, 1, 2]], prompts.iloc[[0]])}
+    seeded = {
+        name: (table, scores)
+        for name, table, scores in probe.probe_statements(
+            parts, scorer, top_k=3, reused={"para": [paths], "fewer_facts": [paths]}
+        )
+    }
+    monkeypatch.undo()
+    relation = prompts["relation"].iat[0]
+    subjects = facts.loc[facts["relation"] == relation, "sub_label"].nunique()
+    width = facts.loc[facts["relation"] == relation, "obj_label"].nunique()
+    fewer = facts.iloc[[0, 1, 2]]
+    # para: only the new template's statements; fewer_facts: its C_r is smaller, scored again
+    assert asked == [subjects * width, fewer["sub_label"].nunique() * fewer["obj_label"].nunique()]
+    for name, part in parts.items():
+        [(_, alone, alone_scores)] = probe.probe_statements({name: part}, scorer, top_k=3)
+        table, scores = seeded[name]
+        assert table.drop_columns(["gold_logprob", "topk_logprobs"]).equals(
+            alone.drop_columns(["gold_logprob", "topk_logprobs"])
+        ), name
+        np.testing.assert_allclose(scores.numpy(), alone_scores.numpy(), rtol=0, atol=1e-5)
+
+
 def test_a_next_token_probe_reads_an_earlier_probes_hidden_states(tmp_path, tiny_causal_models, monkeypatch):
     """The seeded job under the next-token score: prefixes an earlier probe holds are read from its
     files (only the LM head runs on them), the rest run through the model; the table is the one a

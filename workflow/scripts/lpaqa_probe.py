@@ -34,16 +34,17 @@ with rule_logging(snakemake.log[0]) as log:
             parts[f"{prompt_set}/{dataset}_{split}"] = (facts[f"{dataset}_{split}"], used)
             part_of[f"{prompt_set}/{dataset}_{split}"] = f"{dataset}_{split}"
     # the seeded job: the first job's files, whose hidden states it reads where inputs recur
-    reused = [
-        (snakemake.input[key], snakemake.input[f"{key}_hidden"])
-        for key in snakemake.input.keys()
-        if key.startswith("reused/") and not key.endswith("_hidden")
-    ]
+    reused_keys = [key for key in snakemake.input.keys() if key.startswith("reused/") and not key.endswith("_hidden")]
+    reused = [(snakemake.input[key], snakemake.input[f"{key}_hidden"]) for key in reused_keys]
     if score == "statement":
         path = snakemake.params.answer_space
         spaces = probe.read_answer_space(path) if path else None
-        if reused:
-            log.info("the statement score reads no earlier probe: every part's statements are scored here")
+        # the seeded job: per part, the first job's files of the same dataset split, whose
+        # statement scores it takes where a (template, subject, relation) recurs
+        earlier = {
+            name: [(table, scores) for key, (table, scores) in zip(reused_keys, reused) if key.endswith(f"/{part}")]
+            for name, part in part_of.items()
+        }
         # a drawn run (lpaqa.probe.sample): C_r from every fact its filter kept, not from the draw
         objects = {
             name: json.loads(Path(snakemake.input[f"{part}_objects"]).read_text(encoding="utf-8"))
@@ -51,7 +52,7 @@ with rule_logging(snakemake.log[0]) as log:
             if f"{part}_objects" in snakemake.input.keys()
         }
         probed = probe.probe_statements(
-            parts, scorer, snakemake.params.top_k, snakemake.params.pll, spaces, objects or None
+            parts, scorer, snakemake.params.top_k, snakemake.params.pll, spaces, objects or None, earlier
         )
     else:
         probed = probe.probe_parts(parts, scorer, candidates, snakemake.params.top_k, reused, score)

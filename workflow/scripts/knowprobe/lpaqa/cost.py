@@ -202,8 +202,10 @@ def multitoken_costs(
     its PLL copies', a causal model's those after prefix sharing); ``mlama`` one row per pair and
     distinct candidate length k (the prompt with k masks); ``independent`` M rows a pair (1..M
     masks, one pass), ``order`` and ``confidence`` m passes for m masks; ``generate`` at most
-    ``max_new_tokens`` passes a pair, each over the prefix and what was generated (no key/value
-    cache), so generation's figures are upper bounds. The prompts are tokenized once for all the
+    ``max_new_tokens`` passes a pair, the first over the prefix and each later one over one new
+    token (the key/value cache, ``scoring.decoding.uses_cache``; a model that cannot take left
+    padding runs each pass over the prefix and what was generated, more), so generation's figures
+    are upper bounds. The prompts are tokenized once for all the
     methods. ``together`` (the train half, which the probe decodes with every open-decoding method
     in one run, ``scoring.masked_decode_jointly``): where two or more of them are asked, the entry
     ``TOGETHER`` gives what they run together, at most: their sum less the first pass of each
@@ -232,7 +234,7 @@ def multitoken_costs(
             if counted:
                 prefixes = [next_token_prefix(t, s) for t, s in zip(asked["template"], asked["sub_label"])]
                 prefix = np.array([1 + len(ids) for ids in tokenizer(prefixes, add_special_tokens=False)["input_ids"]])
-                tokens = int((prefix[:, None] + np.arange(max_new_tokens)[None, :]).sum())
+                tokens = int(prefix.sum()) + n * (max_new_tokens - 1)
             costs[method] = MethodCost(n, n * max_new_tokens, tokens)
         elif method == "mlama":
             if counted:

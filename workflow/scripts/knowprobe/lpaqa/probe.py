@@ -300,6 +300,7 @@ def probe_statements(
     pll: str = "within_word_l2r",
     answer_spaces: dict[str, list[str]] | None = None,
     objects: dict[str, dict[str, list[str]]] | None = None,
+    reused: dict[str, list[tuple]] | None = None,
 ) -> Iterator[tuple[str, pa.Table, torch.Tensor]]:
     """The statement score of the (fact, prompt) pairs of several parts (``name -> (facts,
     prompts)``), a masked or causal scorer: for every pair and every candidate c of the relation's
@@ -315,7 +316,10 @@ def probe_statements(
     mined prompts in Mine, Mine-mid and Mine+Man, on the same split) is scored once: its scores are
     kept for the later parts that need them and dropped after the last. ``objects``: per part,
     the relations' objects that stand for C_r where no answer space is declared (a drawn run's,
-    whose draw would otherwise shrink C_r to its own objects)."""
+    whose draw would otherwise shrink C_r to its own objects). ``reused``: per part, the ``(table,
+    statement scores)`` files of an earlier probe of the model on the same dataset split (the seeded
+    job reads the first job's): a (template, subject, relation) they hold with the same |C_r| is
+    taken from them, not scored again (``earlier_statement_scores``)."""
     planned = {}
     for name, (facts, prompts) in parts.items():
         facts = in_answer_space(name, facts, answer_spaces)
@@ -349,6 +353,18 @@ def probe_statements(
         sizes = pairs["relation"].map({relation: len(labels) for relation, labels in sets.items()}).to_numpy()
         new = list(dict.fromkeys(key for key in part_keys if key not in kept))
         labels_of = {set_id: list(labels) for labels, set_id in set_ids.items()}
+        earlier = {}
+        if reused and reused.get(name) and new:
+            relation_of = dict(zip(part_keys, pairs["relation"]))
+            wanted = {(t, s, relation_of[(t, s, i)]): len(labels_of[i]) for t, s, i in new}
+            by_relation = earlier_statement_scores(reused[name], wanted)
+            earlier = {
+                key: by_relation[(key[0], key[1], relation_of[key])]
+                for key in new
+                if (key[0], key[1], relation_of[key]) in by_relation
+            }
+            log.info("%s: %d of %d (template, subject) inputs read from an earlier probe", name, len(earlier), len(new))
+            new = [key for key in new if key not in earlier]
         statements = [
             fill_statement(template, subject, label).text
             for template, subject, set_id in new
@@ -370,7 +386,7 @@ def probe_statements(
         )
         flat = scorer.statement_logprob(statements, pll=pll) if statements else np.zeros(0)
         del statements
-        found = dict(kept)
+        found = kept | earlier
         offset = 0
         for key in new:
             found[key] = flat[offset : offset + len(labels_of[key[2]])]
@@ -411,6 +427,35 @@ def probe_statements(
         ]:
             table = table.append_column(column, values)
         yield name, to_table(table, PROBE), torch.from_numpy(scores)
+
+
+def earlier_statement_scores(
+    tables_and_scores: list[tuple], wanted: dict[tuple[str, str, str], int]
+) -> dict[tuple[str, str, str], np.ndarray]:
+    """The statement scores s over C_r that earlier probes hold for the ``wanted`` (template,
+    subject, relation) inputs (each with its |C_r|), from ``(table path, scores path)`` pairs of
+    the same dataset split, only the rows of those inputs: an input whose stored row covers another
+    number of candidates is left out (scored again)."""
+    from ..contracts import read
+
+    found: dict[tuple[str, str, str], np.ndarray] = {}
+    for table_path, scores_path in tables_and_scores:
+        table = read(table_path, PROBE, columns=["relation", "template", "sub_label"])
+        keys = list(zip(table["template"], table["sub_label"], table["relation"]))
+        rows = np.flatnonzero([key in wanted and key not in found for key in keys])
+        if not len(rows):
+            continue
+        with open_hidden(scores_path, len(table)) as handle:
+            sliced = handle.get_slice("hidden")
+            for run in np.split(rows, np.flatnonzero(np.diff(rows) != 1) + 1):
+                block = sliced[int(run[0]) : int(run[-1]) + 1].numpy()
+                for offset, row in enumerate(run.tolist()):
+                    key, size = keys[row], wanted[keys[row]]
+                    values = block[offset].astype(np.float64)
+                    covered = int((~np.isnan(values)).sum())
+                    if key not in found and covered == size and not np.isnan(values[:size]).any():
+                        found[key] = values[:size]
+    return found
 
 
 def statement_logprobs(scores: torch.Tensor) -> np.ndarray:

@@ -26,8 +26,9 @@ scripts/probe.py, commit c1938ec) with beam 1 where the issue's definition leave
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
@@ -425,6 +426,58 @@ def stop_list(stop_texts, n: int) -> list[str]:
     return stops
 
 
+def uses_cache(scorer: CausalLM) -> bool:
+    """Whether ``greedy_steps`` decodes with the model's key/value cache: where the model computes
+    left-padded batches as texts alone (``ModelRunner.pads_left``: each row's last token in the
+    last column, new tokens appended after it), with position ids the scorer gives."""
+    return scorer.pads_left and not scorer.positions_from_ids
+
+
+@torch.inference_mode()
+def greedy_steps(scorer: CausalLM, sequences: list[list[int]], steps: int, live: np.ndarray):
+    """Greedy decoding of a batch of token sequences: yields, for at most ``steps`` steps, each
+    row's argmax token and its float32 log-softmax value over the whole vocabulary ([rows] each;
+    ties: the lowest id), the token appended to the row for the next step. ``live`` (the caller's,
+    read at each step) marks the rows still asked for. With the key/value cache (``uses_cache``)
+    every row runs one token a step, live or not; without it, each live row's whole sequence runs
+    again (``CausalLM.logits_at``), the rows that stopped left out."""
+    if not uses_cache(scorer):
+        grown = [list(sequence) for sequence in sequences]
+        for _ in range(steps):
+            rows = np.flatnonzero(live)
+            asked = [grown[row] for row in rows]
+            last = np.array([len(sequence) - 1 for sequence in asked], dtype=np.int64)
+            values = torch.log_softmax(scorer.logits_at(asked, np.arange(len(rows)), last).float(), dim=-1)
+            choice = values.argmax(dim=1)
+            chosen = values.gather(1, choice[:, None])[:, 0].cpu().numpy()
+            tokens, found = np.zeros(len(sequences), dtype=np.int64), np.zeros(len(sequences))
+            tokens[rows], found[rows] = choice.cpu().numpy(), chosen
+            for row, token in zip(rows.tolist(), tokens[rows].tolist()):
+                grown[row].append(token)
+            yield tokens, found
+        return
+    batch = scorer.pad(sequences, side="left")
+    attention, positions = batch.attention_mask, batch.position_ids
+    inputs, cache = batch.input_ids, None
+    # the base model and the scorer's head at each row's last token; a head the scorer does not
+    # know: the model's own forward, its logits at the last token
+    forward = scorer.model.base_model if scorer.head is not None else scorer.model
+    # the cache's name: `cache` in transformers 5.x's later releases, `past_key_values` before
+    key = "cache" if "cache" in inspect.signature(forward.forward).parameters else "past_key_values"
+    for _ in range(steps):
+        out = forward(
+            input_ids=inputs, attention_mask=attention, position_ids=positions, use_cache=True, **{key: cache}
+        )
+        cache = out[key]
+        logits = scorer.head(out[0][:, -1]) if scorer.head is not None else out.logits[:, -1]
+        values = torch.log_softmax(logits.float(), dim=-1)
+        choice = values.argmax(dim=1)
+        yield choice.cpu().numpy(), values.gather(1, choice[:, None])[:, 0].cpu().numpy()
+        inputs = choice[:, None]
+        attention = torch.cat([attention, torch.ones_like(inputs)], dim=1)
+        positions = positions[:, -1:] + 1
+
+
 def causal_generate(
     scorer: CausalLM, prefixes: Sequence[str], stop_texts=None, max_new_tokens: int = 16
 ) -> Generations:
@@ -440,10 +493,10 @@ def causal_generate(
     empty: newline only). The answer is the decoded text before the first newline or stop text,
     stripped (note that a stop "." also cuts an answer such as "St. Louis"); its tokens are the
     generated ones up to the first after which the answer is complete (the token holding the stop
-    counts where it also carries answer characters) and its log-prob their sum. Each step runs the
-    whole sequence again through ``CausalLM.logits_at`` (no key/value cache: the same code and
-    numbers as statement scoring, at a cost of about ``max_new_tokens`` forwards per batch); the
-    prefixes are batched by ``run_batches``, a row leaving its batch when it stops."""
+    counts where it also carries answer characters) and its log-prob their sum. The prefixes are
+    batched by ``run_batches`` and each batch decoded by ``greedy_steps``: with the model's
+    key/value cache where the scorer pads on the left (each step runs one new token a row), else by
+    running each live row's whole sequence again."""
     prefixes = [p.rstrip() for p in prefixes]
     stops = stop_list(stop_texts, len(prefixes))
     ids, _ = scorer.encode(prefixes, scorer.statement_start)
@@ -456,33 +509,31 @@ def causal_generate(
     stopped = ["length"] * len(prefixes)
 
     def score(index: np.ndarray) -> None:
-        live = list(index)
-        for _ in range(max_new_tokens):
-            sequences = [ids[i] + generated[i] for i in live]
-            last = np.array([len(s) - 1 for s in sequences], dtype=np.int64)
-            logits = scorer.logits_at(sequences, np.arange(len(live)), last)
-            values = torch.log_softmax(logits.float(), dim=-1)
-            choice = values.argmax(dim=1)
-            chosen = values.gather(1, choice[:, None])[:, 0].cpu().numpy()
-            still = []
-            for i, token, value in zip(live, choice.cpu().numpy().tolist(), chosen):
+        live = np.ones(len(index), dtype=bool)
+        for choice, chosen in greedy_steps(scorer, [ids[i] for i in index], max_new_tokens, live):
+            for row in np.flatnonzero(live).tolist():
+                i, token = index[row], int(choice[row])
                 if eos is not None and token == eos:
                     stopped[i] = "eos"
+                    live[row] = False
                     continue
                 generated[i].append(token)
-                logprobs[i].append(float(value))
+                logprobs[i].append(float(chosen[row]))
                 _, why = cut_answer(tokenizer.decode(generated[i], clean_up_tokenization_spaces=True), stops[i])
                 if why:
                     stopped[i] = why
-                else:
-                    still.append(i)
-            live = still
-            if not live:
+                    live[row] = False
+            if not live.any():
                 break
 
     lengths = np.fromiter((len(s) for s in ids), dtype=np.int64, count=len(ids))
+    settings = scorer.settings
+    if uses_cache(scorer):
+        # a step reads every weight for one token a row: rows of any prefix length share a batch
+        # (the padding runs once, in the first step), up to the tokens the cache will hold
+        lengths, settings = lengths + max_new_tokens, replace(settings, max_padding=float("inf"))
     if len(ids):
-        run_batches(lengths, score, scorer.settings, desc="generation")
+        run_batches(lengths, score, settings, desc="generation")
     texts, token_ids, totals = [], [], np.zeros(len(prefixes), dtype=np.float64)
     for i, tokens in enumerate(generated):
         answer, _ = cut_answer(tokenizer.decode(tokens, clean_up_tokenization_spaces=True), stops[i])

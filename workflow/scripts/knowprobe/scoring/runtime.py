@@ -9,6 +9,7 @@ normalised in float32, whatever precision the weights run in.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
 from collections.abc import Callable
@@ -166,7 +167,7 @@ class ModelRunner:
         from .paths import probe_sequences, relative_difference, tolerance
 
         probes = probe_sequences(self.tokenizer, self.model)
-        batch = self.pad(probes)
+        batch = self.pad(probes, side="left")
         states = self.hidden_states(batch)
         worst = 0.0
         for row, sequence in enumerate(probes):
@@ -182,17 +183,29 @@ class ModelRunner:
             return False
         return True
 
-    def pad(self, sequences: list[list[int]]) -> Padded:
+    @functools.cached_property
+    def pads_left(self) -> bool:
+        """Whether batches padded on the left compute texts as alone (``left_padding_works``, tried
+        once), where the model is given the positions of the real tokens: what decoding with the
+        key/value cache needs (each row's last token in the last column), whatever side the
+        scorer pads on otherwise."""
+        if self.padding_side == "left":
+            return True
+        return self.takes_positions and not self.positions_from_ids and self.left_padding_works()
+
+    def pad(self, sequences: list[list[int]], side: str | None = None) -> Padded:
+        """The sequences padded on ``side`` (None: the scorer's own)."""
+        side = side or self.padding_side
         lengths = np.fromiter((len(s) for s in sequences), dtype=np.int64, count=len(sequences))
         width = int(lengths.max())
         ids = np.full((len(sequences), width), self.pad_id, dtype=np.int64)
         attention = np.zeros((len(sequences), width), dtype=np.int64)
-        starts = width - lengths if self.padding_side == "left" else np.zeros_like(lengths)
+        starts = width - lengths if side == "left" else np.zeros_like(lengths)
         for row, (start, sequence) in enumerate(zip(starts, sequences)):
             ids[row, start : start + len(sequence)] = sequence
             attention[row, start : start + len(sequence)] = 1
         positions = None
-        if self.padding_side == "left" and not self.positions_from_ids:
+        if side == "left" and not self.positions_from_ids:
             positions = self.to_device(np.maximum(attention.cumsum(axis=1) - 1, 0))
         return Padded(self.to_device(ids), self.to_device(attention), positions, starts)
 
