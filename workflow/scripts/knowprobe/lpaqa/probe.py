@@ -379,9 +379,9 @@ def probe_statements(
             int(sizes.max()),
             len(sets),
             scorer.kind,
-            f"; {len(set(part_keys)) - len(new)} of {len(set(part_keys))} (template, subject) inputs scored for an "
-            "earlier part"
-            if len(new) < len(set(part_keys))
+            f"; {len(set(part_keys)) - len(new) - len(earlier)} of {len(set(part_keys))} (template, subject) inputs "
+            "scored for an earlier part"
+            if len(new) + len(earlier) < len(set(part_keys))
             else "",
         )
         flat = scorer.statement_logprob(statements, pll=pll) if statements else np.zeros(0)
