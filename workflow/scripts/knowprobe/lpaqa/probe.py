@@ -445,17 +445,25 @@ def earlier_statement_scores(
         rows = np.flatnonzero([key in wanted and key not in found for key in keys])
         if not len(rows):
             continue
-        with open_hidden(scores_path, len(table)) as handle:
-            sliced = handle.get_slice("hidden")
-            for run in np.split(rows, np.flatnonzero(np.diff(rows) != 1) + 1):
-                block = sliced[int(run[0]) : int(run[-1]) + 1].numpy()
-                for offset, row in enumerate(run.tolist()):
-                    key, size = keys[row], wanted[keys[row]]
-                    values = block[offset].astype(np.float64)
-                    covered = int((~np.isnan(values)).sum())
-                    if key not in found and covered == size and not np.isnan(values[:size]).any():
-                        found[key] = values[:size]
+        for row, stored in stored_rows(scores_path, len(table), rows):
+            key, size = keys[row], wanted[keys[row]]
+            values = stored.numpy().astype(np.float64)
+            covered = int((~np.isnan(values)).sum())
+            if key not in found and covered == size and not np.isnan(values[:size]).any():
+                found[key] = values[:size]
     return found
+
+
+def stored_rows(path, rows_in_table: int, rows: np.ndarray) -> Iterator[tuple[int, torch.Tensor]]:
+    """``(row, stored tensor)`` for the ascending ``rows`` of a probe's hidden-state (or statement
+    score) file, read as a few runs of consecutive rows (a prompt's rows lie together in a table),
+    the file checked against its table's ``rows_in_table`` (``open_hidden``)."""
+    with open_hidden(path, rows_in_table) as handle:
+        sliced = handle.get_slice("hidden")
+        for run in np.split(rows, np.flatnonzero(np.diff(rows) != 1) + 1):
+            block = sliced[int(run[0]) : int(run[-1]) + 1]
+            for offset, row in enumerate(run.tolist()):
+                yield row, block[offset]
 
 
 def statement_logprobs(scores: torch.Tensor) -> np.ndarray:
@@ -523,15 +531,11 @@ def known_inputs(tables_and_hidden: list[tuple], needed: set[str], text_of):
         wanted = np.flatnonzero([text in remaining for text in filled])
         if not len(wanted):
             continue
-        with open_hidden(hidden_path, len(table)) as handle:
-            sliced = handle.get_slice("hidden")
-            for run in np.split(wanted, np.flatnonzero(np.diff(wanted) != 1) + 1):
-                block = sliced[int(run[0]) : int(run[-1]) + 1]
-                for offset, row in enumerate(run.tolist()):
-                    if filled[row] in remaining:  # each input once, from the first table that has it
-                        remaining.discard(filled[row])
-                        texts.append(filled[row])
-                        states.append(block[offset])
+        for row, state in stored_rows(hidden_path, len(table), wanted):
+            if filled[row] in remaining:  # each input once, from the first table that has it
+                remaining.discard(filled[row])
+                texts.append(filled[row])
+                states.append(state)
     return (texts, torch.stack(states)) if texts else None
 
 
