@@ -212,3 +212,23 @@ def test_a_really_full_file_system_is_one_line_naming_it(small_file_system, tmp_
         "free space or point the run elsewhere, then run the same command again: it goes on where it stopped"
     ]
     assert list((small_file_system / "out").iterdir()) == []
+
+
+def test_a_left_out_reason_without_an_example_shows_none():
+    """One line of what a probe left out: each reason's count and description, its first example
+    where it has one (a draw leaves facts out for no cause of theirs: no "(first: )")."""
+    import pandas as pd
+
+    from knowprobe.io import left_out_line
+
+    left_out = pd.DataFrame(
+        [
+            {"n": 2, "description": "facts the model cannot score (too_long)", "example": "P19: 'a long one'"},
+            {"n": 1200, "description": "facts beyond this model's draw (not_sampled)", "example": ""},
+        ]
+    )
+    assert left_out_line(left_out) == (
+        "2 facts the model cannot score (too_long) (first: P19: 'a long one'); "
+        "1,200 facts beyond this model's draw (not_sampled)"
+    )
+    assert left_out_line(left_out.iloc[:0]) == "nothing left out"

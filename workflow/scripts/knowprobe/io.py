@@ -192,10 +192,14 @@ def quoted(text: str, limit: int = QUOTED) -> str:
 
 def left_out_line(left_out) -> str:
     """What a probe left out for a model (a table with ``n``, ``description`` and ``example``: what
-    the model could not take, by reason), as one line for the job's log and the tables' notes."""
+    the model could not take, by reason), as one line for the job's log and the tables' notes; a
+    reason without an example (a draw leaves facts out, not one of them for a cause) shows none."""
     if not len(left_out):
         return "nothing left out"
-    return "; ".join(f"{row.n:,} {row.description} (first: {row.example})" for row in left_out.itertuples())
+    return "; ".join(
+        f"{row.n:,} {row.description}" + (f" (first: {row.example})" if row.example else "")
+        for row in left_out.itertuples()
+    )
 
 
 INVALID_UTF8 = "invalid_utf8"  # the reason of a line that is not UTF-8, in every lenient reader
