@@ -372,7 +372,7 @@ def reference_generate(model, tokenizer, start: list[int], prefix: str, stop: st
 def test_generation_equals_the_per_prefix_reference(tiny_causal_models, monkeypatch, cache):
     """Greedy generation, batched, equals a one-prefix-at-a-time loop over the plain forward: with
     the key/value cache (where left-padded batches compute texts as alone: these models, whose
-    tokenizers pad on the right) and by running the whole sequences again (the other models)."""
+    tokenizers pad on the right) and by running the whole sequences again (the cache turned off)."""
     from knowprobe.scoring import decoding
 
     uses_cache = decoding.uses_cache

@@ -368,6 +368,27 @@ def test_statement_probe_ranks_each_relations_candidate_set(tiny_bert, wordpiece
     )
 
 
+def counting_statements(scorer, monkeypatch) -> list[int]:
+    """The number of statements of each ``statement_logprob`` call of ``scorer``, as they come."""
+    asked = []
+    statement_logprob = scorer.statement_logprob
+    monkeypatch.setattr(
+        scorer, "statement_logprob", lambda texts, **kw: asked.append(len(texts)) or statement_logprob(texts, **kw)
+    )
+    return asked
+
+
+def assert_each_part_as_probed_alone(parts: dict, probed: dict, scorer) -> None:
+    """Each part's table and statement scores in ``probed`` are those of a probe of the part alone."""
+    for name, part in parts.items():
+        [(_, alone, alone_scores)] = probe.probe_statements({name: part}, scorer, top_k=3)
+        table, scores = probed[name]
+        assert table.drop_columns(["gold_logprob", "topk_logprobs"]).equals(
+            alone.drop_columns(["gold_logprob", "topk_logprobs"])
+        ), name
+        np.testing.assert_allclose(scores.numpy(), alone_scores.numpy(), rtol=0, atol=1e-5)
+
+
 def test_statements_that_several_parts_ask_for_are_scored_once(tiny_causal_models, monkeypatch):
     """A (template, subject, C_r) in two parts (the same prompt in two prompt sets on one split) is
     scored for the first part only; a part on other facts (another C_r) scores its own; every
@@ -381,23 +402,13 @@ def test_statements_that_several_parts_ask_for_are_scored_once(tiny_causal_model
         "both": (facts, pd.concat([prompts, other], ignore_index=True)),
         "fewer_facts": (facts.iloc[[0, 1, 2, 5, 6]], prompts),
     }
-    asked = []
-    statement_logprob = scorer.statement_logprob
-    monkeypatch.setattr(
-        scorer, "statement_logprob", lambda texts, **kw: asked.append(len(texts)) or statement_logprob(texts, **kw)
-    )
+    asked = counting_statements(scorer, monkeypatch)
     together = {name: (table, scores) for name, table, scores in probe.probe_statements(parts, scorer, top_k=3)}
     monkeypatch.undo()
     # first: P1's 5 subjects x 2 prompts x |C_r| 5, P2's 4 subjects x 1 prompt x 3; both: only the new
     # templates' as many again (not twice as many); fewer_facts: its own C_r (3 P1 objects, 2 P2 ones)
     assert asked == [5 * 2 * 5 + 4 * 3] * 2 + [3 * 2 * 3 + 2 * 2]
-    for name, part in parts.items():
-        [(_, alone, alone_scores)] = probe.probe_statements({name: part}, scorer, top_k=3)
-        table, scores = together[name]
-        assert table.drop_columns(["gold_logprob", "topk_logprobs"]).equals(
-            alone.drop_columns(["gold_logprob", "topk_logprobs"])
-        ), name
-        np.testing.assert_allclose(scores.numpy(), alone_scores.numpy(), rtol=0, atol=1e-5)
+    assert_each_part_as_probed_alone(parts, together, scorer)
 
 
 def test_a_declared_answer_space_is_the_candidate_set(tmp_path, tiny_causal_models, caplog):
@@ -457,11 +468,7 @@ def test_a_statement_probe_reads_an_earlier_probes_statement_scores(tmp_path, ti
     probe.write_hidden(first_scores, paths[1], first.num_rows)
     other = prompts.iloc[[0]].assign(template=prompts["template"].iat[0].replace(" .", " , they say ."))
     para = pd.concat([prompts.iloc[[0]], other], ignore_index=True)
-    asked = []
-    statement_logprob = scorer.statement_logprob
-    monkeypatch.setattr(
-        scorer, "statement_logprob", lambda texts, **kw: asked.append(len(texts)) or statement_logprob(texts, **kw)
-    )
+    asked = counting_statements(scorer, monkeypatch)
     parts = {"para": (facts, para), "fewer_facts": (facts.iloc[[0, 1, 2]], prompts.iloc[[0]])}
     seeded = {
         name: (table, scores)
@@ -476,13 +483,7 @@ def test_a_statement_probe_reads_an_earlier_probes_statement_scores(tmp_path, ti
     fewer = facts.iloc[[0, 1, 2]]
     # para: only the new template's statements; fewer_facts: its C_r is smaller, scored again
     assert asked == [subjects * width, fewer["sub_label"].nunique() * fewer["obj_label"].nunique()]
-    for name, part in parts.items():
-        [(_, alone, alone_scores)] = probe.probe_statements({name: part}, scorer, top_k=3)
-        table, scores = seeded[name]
-        assert table.drop_columns(["gold_logprob", "topk_logprobs"]).equals(
-            alone.drop_columns(["gold_logprob", "topk_logprobs"])
-        ), name
-        np.testing.assert_allclose(scores.numpy(), alone_scores.numpy(), rtol=0, atol=1e-5)
+    assert_each_part_as_probed_alone(parts, seeded, scorer)
 
 
 def test_a_next_token_probe_reads_an_earlier_probes_hidden_states(tmp_path, tiny_causal_models, monkeypatch):

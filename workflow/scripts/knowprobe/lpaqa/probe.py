@@ -355,14 +355,12 @@ def probe_statements(
         labels_of = {set_id: list(labels) for labels, set_id in set_ids.items()}
         earlier = {}
         if reused and reused.get(name) and new:
+            # the stored tables name a row's relation, not its candidate set: each new input by both
             relation_of = dict(zip(part_keys, pairs["relation"]))
-            wanted = {(t, s, relation_of[(t, s, i)]): len(labels_of[i]) for t, s, i in new}
-            by_relation = earlier_statement_scores(reused[name], wanted)
-            earlier = {
-                key: by_relation[(key[0], key[1], relation_of[key])]
-                for key in new
-                if (key[0], key[1], relation_of[key]) in by_relation
-            }
+            by_input = {(t, s, relation_of[(t, s, i)]): (t, s, i) for t, s, i in new}
+            sizes_wanted = {stored: len(labels_of[key[2]]) for stored, key in by_input.items()}
+            stored = earlier_statement_scores(reused[name], sizes_wanted)
+            earlier = {by_input[key]: values for key, values in stored.items()}
             log.info("%s: %d of %d (template, subject) inputs read from an earlier probe", name, len(earlier), len(new))
             new = [key for key in new if key not in earlier]
         statements = [

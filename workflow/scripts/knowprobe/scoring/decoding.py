@@ -495,8 +495,9 @@ def causal_generate(
     generated ones up to the first after which the answer is complete (the token holding the stop
     counts where it also carries answer characters) and its log-prob their sum. The prefixes are
     batched by ``run_batches`` and each batch decoded by ``greedy_steps``: with the model's
-    key/value cache where the scorer pads on the left (each step runs one new token a row), else by
-    running each live row's whole sequence again."""
+    key/value cache where left-padded batches compute texts as alone (``uses_cache``, whatever side
+    the scorer pads on otherwise; each step runs one new token a row), else by running each live
+    row's whole sequence again."""
     prefixes = [p.rstrip() for p in prefixes]
     stops = stop_list(stop_texts, len(prefixes))
     ids, _ = scorer.encode(prefixes, scorer.statement_start)
