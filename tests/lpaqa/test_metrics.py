@@ -43,6 +43,23 @@ def test_majority_ties_break_by_label():
     assert metrics.majority(facts)["micro"].iloc[0] == 0.5
 
 
+def test_a_drawn_runs_majority_predicts_the_object_chosen_before_the_draw():
+    """lpaqa.probe.sample: the Majority baseline of a run asked a draw of a relation's facts
+    predicts the relation's most frequent object among all the facts the run could be asked (its
+    filter's majority.json), scored on the drawn ones; chosen on a draw of one fact a relation, it
+    was that fact's object, 100% (the demo's SmolLM2 statement run showed "Majority 100.0")."""
+    every = pd.DataFrame({"relation": ["R"] * 5 + ["S"] * 2, "obj_label": ["A", "A", "A", "B", "C", "D", "E"]})
+    objects = metrics.majority_objects(every)
+    assert objects == {"R": "A", "S": "D"}  # S: a tie, first by label
+    drawn = every.iloc[[3, 6]]  # one fact a relation: B of R, E of S
+    assert metrics.majority(drawn)["micro"].tolist() == [1.0, 1.0]  # the draw's own majority
+    assert metrics.majority(drawn, objects)["micro"].tolist() == [0.0, 0.0]
+    assert (
+        metrics.majority_correct(every, objects)["correct"].tolist()
+        == metrics.majority_correct(every)["correct"].tolist()
+    )  # without a draw the same baseline
+
+
 def test_probe_correctness_is_rank_zero():
     probe = pd.DataFrame(
         {

@@ -3,6 +3,9 @@ Top3, Top5, Opti, Oracle) on every test set with their 95% cluster bootstrap int
 paired comparisons of lpaqa.comparisons (difference with its paired interval; per relation
 McNemar's exact test, Holm's correction)."""
 
+import json
+from pathlib import Path
+
 import pandas as pd
 
 from knowprobe import contracts, uncertainty
@@ -18,8 +21,10 @@ with rule_logging(snakemake.log[0]) as log:
     keys = [(model, dataset) for model in snakemake.params.models for dataset in snakemake.params.datasets]
     majority = pd.concat(
         [
-            metrics.majority_correct(contracts.read(path, contracts.MODEL_FACTS)).assign(model=model, dataset=dataset)
-            for (model, dataset), path in zip(keys, snakemake.input.majority)
+            metrics.majority_correct(
+                contracts.read(path, contracts.MODEL_FACTS), json.loads(Path(objects).read_text(encoding="utf-8"))
+            ).assign(model=model, dataset=dataset)
+            for (model, dataset), path, objects in zip(keys, snakemake.input.majority, snakemake.input.majority_objects)
         ],
         ignore_index=True,
     )

@@ -1,11 +1,16 @@
-"""Rule lpaqa_majority: the Majority baseline (each relation's most frequent object), per relation."""
+"""Rule lpaqa_majority: the Majority baseline per relation: each relation's most frequent object
+among the facts the run could be asked (before its own draw), scored on the facts it was asked."""
+
+import json
+from pathlib import Path
 
 from knowprobe import contracts
 from knowprobe.io import rule_logging
 from knowprobe.lpaqa import metrics
 
 with rule_logging(snakemake.log[0]) as log:
-    result = metrics.majority(contracts.read(snakemake.input.facts, contracts.MODEL_FACTS))
+    objects = json.loads(Path(snakemake.input.objects).read_text(encoding="utf-8"))
+    result = metrics.majority(contracts.read(snakemake.input.facts, contracts.MODEL_FACTS), objects)
     result = result.assign(
         method="Majority",
         prompt_set="-",

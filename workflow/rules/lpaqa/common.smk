@@ -876,15 +876,14 @@ def uncertainty_settings():
 
 
 def intervals_input(wildcards):
-    """Every run's per-fact correctness of each method, and its filtered test facts (Majority)."""
+    """Every run's per-fact correctness of each method, and its filtered test facts with the
+    objects its Majority baseline predicts."""
     keys = dict(model=LPAQA_RUNS, prompt_set=LPAQA_PROMPT_SETS)
+    runs = [dict(model=model, dataset=dataset, split="test") for model in LPAQA_RUNS for dataset in LPAQA_DATASETS]
     return {
         "method_facts": expand(LPAQA_METHOD_FACTS, **keys),
-        "majority": [
-            expand(rules.lpaqa_filter_facts.output.facts, model=model, dataset=dataset, split="test")[0]
-            for model in LPAQA_RUNS
-            for dataset in LPAQA_DATASETS
-        ],
+        "majority": [expand(rules.lpaqa_filter_facts.output.facts, **run)[0] for run in runs],
+        "majority_objects": [expand(rules.lpaqa_filter_facts.output.majority, **run)[0] for run in runs],
         "code": code("lpaqa_intervals"),
     }
 

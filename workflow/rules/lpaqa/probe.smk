@@ -75,6 +75,7 @@ rule lpaqa_evaluate:
 rule lpaqa_majority:
     input:
         facts=rules.lpaqa_filter_facts.output.facts,
+        objects=rules.lpaqa_filter_facts.output.majority,
         code=code("lpaqa_majority"),
     output:
         "results/lpaqa/majority/{model}/{dataset}/{split}.parquet",

@@ -50,6 +50,8 @@ rule lpaqa_filter_facts:
         dropped="results/lpaqa/filtered/{model}/{dataset}/{split}.dropped.csv",
         # each relation's objects before the run's own draw: C_r of its statement score
         objects="results/lpaqa/filtered/{model}/{dataset}/{split}.objects.json",
+        # and its most frequent object then: what the run's Majority baseline predicts
+        majority="results/lpaqa/filtered/{model}/{dataset}/{split}.majority.json",
     log:
         "logs/lpaqa/filter_facts/{model}/{dataset}/{split}.log",
     conda:
