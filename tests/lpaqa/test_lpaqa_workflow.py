@@ -59,6 +59,21 @@ def test_demo_writes_the_baseline_tables_and_figure(demo):
     assert all(name in drawing for name in ["P36", "P103", "place_of_birth", "Majority", "Man"])
 
 
+def test_dropping_a_model_from_the_multitoken_facts_reruns_only_their_tables(demo, tmp_path):
+    """Adding a model to lpaqa.multitoken.models, or dropping one, reran the facts (their file held
+    every model's token counts of the objects) and so every model's multi-token probe; each model
+    now counts its own (rule lpaqa_multitoken_object_tokens), and only what sets the models side by
+    side reruns."""
+    from conftest import copy_demo, executed_rules
+
+    project = copy_demo(demo, tmp_path / "project")
+    config = yaml.safe_load((project / "resources/demo/config.yaml").read_text())
+    config["lpaqa"]["multitoken"]["models"] = ["tiny-demo-bert", "tiny-demo-gpt"]  # not tiny-demo-bert-small
+    (project / "fewer.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    result = snakemake(project, "-n", "--configfile", "fewer.yaml")
+    assert executed_rules(result) == {"lpaqa_multitoken_tables", "lpaqa_multitoken_figure", "table_html"}
+
+
 def test_demo_model_is_trained_on_lpaqas_demo_corpus(demo):
     corpus = read(demo, "demo/corpus.parquet")
     held_out = json.loads((demo / RESULTS / "demo/held_out.json").read_text())["held_out_fact_ids"]

@@ -189,8 +189,9 @@ def planned(project, *configfiles):
 
 def test_rule_is_planned_only_when_enabled(tmp_path):
     """The demo builds and asks the multi-token facts (so its report and the contract test see
-    them); switched off, their rules and nothing else leave the plan: the facts, a probe per model
-    of lpaqa.multitoken.models (null: the three tiny ones LPAQA probes), the tables, the figure
+    them); switched off, their rules and nothing else leave the plan: the facts, an object-token
+    count and a probe per model of lpaqa.multitoken.models (null: the three tiny ones LPAQA
+    probes), the tables, the figure
     and the three tables' report pages (config.yaml's default is off)."""
     project = copy_project(tmp_path)
     enabled = planned(project)
@@ -199,6 +200,7 @@ def test_rule_is_planned_only_when_enabled(tmp_path):
     default = planned(project, "multitoken.yaml")
     multitoken = {
         "lpaqa_multitoken_facts": 1,
+        "lpaqa_multitoken_object_tokens": 3,
         "lpaqa_multitoken_probe": 3,
         "lpaqa_multitoken_tables": 1,
         "lpaqa_multitoken_figure": 1,

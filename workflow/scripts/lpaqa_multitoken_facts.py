@@ -1,11 +1,10 @@
 """Rule lpaqa_multitoken_facts: facts of LAMA's T-REx relations whose answers may be several words
-and tokens, built from the Wikidata claims (or X-FACTR's English facts), and their objects' token
-counts per probed model."""
+and tokens, built from the Wikidata claims (or X-FACTR's English facts); each model's token counts
+of their objects are rule lpaqa_multitoken_object_tokens'."""
 
 from knowprobe import contracts
 from knowprobe.io import rule_logging, write_csv
 from knowprobe.lpaqa import multitoken, trex_train
-from knowprobe.models import load_tokenizer
 
 with rule_logging(snakemake.log[0]) as log:
     test = contracts.read(snakemake.input.test, contracts.FACTS)
@@ -30,13 +29,5 @@ with rule_logging(snakemake.log[0]) as log:
     )
     # an empty relation is reported, not an error: the single-token sets still stand
     trex_train.warn_empty_relations(facts, dropped, multitoken.relations_of(test), "multi-token")
-    tokenizers = {
-        name: load_tokenizer(path, kind)
-        for name, path, kind in zip(snakemake.params.models, snakemake.input.models, snakemake.params.kinds)
-    }
-    tokens = multitoken.object_tokens(facts, tokenizers)
-    for model, counts in tokens.groupby("model", sort=False)["obj_tokens"]:
-        log.info("%s: objects of one token %d, of several %d", model, (counts == 1).sum(), (counts > 1).sum())
     write_csv(dropped, snakemake.output.dropped)
     contracts.write(facts, snakemake.output.facts, contracts.MULTITOKEN_FACTS)
-    contracts.write(tokens, snakemake.output.tokens, contracts.OBJECT_TOKENS)

@@ -61,7 +61,9 @@ with rule_logging(snakemake.log[0]) as log:
     write_csv(tests, snakemake.output.mcnemar)
     log.info("comparisons:\n%s", to_markdown(multitoken_tables.comparison_layout(summary)))
     facts = contracts.read(snakemake.input.facts, contracts.MULTITOKEN_FACTS)
-    tokens = contracts.read(snakemake.input.tokens, contracts.OBJECT_TOKENS)
+    tokens = pd.concat(
+        [contracts.read(path, contracts.OBJECT_TOKENS) for path in snakemake.input.tokens], ignore_index=True
+    )
     _, test = split(facts, snakemake.params.train_share, snakemake.params.seed)
     sizes = multitoken_tables.fact_sizes(facts, tokens, set(test["fact_id"]))
     log.info("the facts per model and relation by the object's tokens:\n%s", to_markdown(sizes))

@@ -1,7 +1,8 @@
 # Facts whose answers may be several words and tokens (issue 41): LAMA's T-REx relations' facts
 # from the Wikidata claims without T-REx-train's one-word and single-token filters (or X-FACTR's
-# English facts, downloaded at a pinned commit), and each object's token count per probed model.
-# Planned only with lpaqa.multitoken.enabled.
+# English facts, downloaded at a pinned commit), and each object's token count per probed model,
+# one job a model: adding or dropping a model leaves the facts and the other models' probes as they
+# are. Planned only with lpaqa.multitoken.enabled.
 
 
 rule lpaqa_download_xfactr:
@@ -37,11 +38,9 @@ rule lpaqa_multitoken_facts:
     input:
         unpack(multitoken_sources),
         test=expand(rules.lpaqa_import_facts.output[0], dataset="trex")[0],
-        models=[model_dir(name) for name in MULTITOKEN_MODELS],
         code=code("lpaqa_multitoken_facts"),
     output:
         facts="results/lpaqa/multitoken/facts.parquet",
-        tokens="results/lpaqa/multitoken/object_tokens.parquet",
         dropped="results/lpaqa/multitoken/dropped.csv",
     log:
         "logs/lpaqa/multitoken/facts.log",
@@ -54,10 +53,27 @@ rule lpaqa_multitoken_facts:
         source=MULTITOKEN["source"],
         per_relation=LPAQA["multitoken"]["per_relation"],
         seed=LPAQA["multitoken"]["seed"],
-        models=MULTITOKEN_MODELS,
-        kinds=[config["models"][name]["kind"] for name in MULTITOKEN_MODELS],
     script:
         "../../scripts/lpaqa_multitoken_facts.py"
+
+
+rule lpaqa_multitoken_object_tokens:
+    input:
+        facts=rules.lpaqa_multitoken_facts.output.facts,
+        model=lambda wildcards: model_dir(wildcards.model),
+        code=code("lpaqa_multitoken_object_tokens"),
+    output:
+        "results/lpaqa/multitoken/object_tokens/{model}.parquet",
+    log:
+        "logs/lpaqa/multitoken/object_tokens/{model}.log",
+    wildcard_constraints:
+        model="|".join(map(re.escape, MULTITOKEN_MODELS)),
+    conda:
+        "../../../envs/probe.yaml"
+    params:
+        kind=lambda wildcards: config["models"][wildcards.model]["kind"],
+    script:
+        "../../scripts/lpaqa_multitoken_object_tokens.py"
 
 
 # Each probed model asks them every way of its kind (closed candidate set, open decoding,
@@ -67,7 +83,7 @@ rule lpaqa_multitoken_probe:
     input:
         unpack(multitoken_prompt_inputs),
         facts=rules.lpaqa_multitoken_facts.output.facts,
-        tokens=rules.lpaqa_multitoken_facts.output.tokens,
+        tokens=rules.lpaqa_multitoken_object_tokens.output[0],
         model=lambda wildcards: model_dir(wildcards.model),
         code=code("lpaqa_multitoken_probe"),
     output:
@@ -102,7 +118,7 @@ rule lpaqa_multitoken_tables:
         selection=expand(rules.lpaqa_multitoken_probe.output.selection, model=MULTITOKEN_MODELS),
         left_out=expand(rules.lpaqa_multitoken_probe.output.left_out, model=MULTITOKEN_MODELS),
         facts=rules.lpaqa_multitoken_facts.output.facts,
-        tokens=rules.lpaqa_multitoken_facts.output.tokens,
+        tokens=expand(rules.lpaqa_multitoken_object_tokens.output[0], model=MULTITOKEN_MODELS),
         code=code("lpaqa_multitoken_tables"),
     output:
         markdown="results/lpaqa/tables/multitoken.md",
@@ -169,5 +185,6 @@ rule lpaqa_multitoken_figure:
 
 
 localrules:
+    lpaqa_multitoken_object_tokens,
     lpaqa_multitoken_tables,
     lpaqa_multitoken_figure,

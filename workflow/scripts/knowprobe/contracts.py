@@ -102,8 +102,8 @@ MULTITOKEN_FACTS = contract(
     "Facts of LAMA's T-REx relations from the Wikidata dump whose labels may be several words and "
     "tokens (issue 41): T-REx-train's filters less the one-word and single-token ones, no subject "
     "of the relation's LAMA test facts, at most lpaqa.multitoken.per_relation a relation (a seeded "
-    "draw); beside it object_tokens.parquet, each object's token count per model, and dropped.csv, "
-    "the pairs left out per relation and reason.",
+    "draw); beside it dropped.csv, the pairs left out per relation and reason, and object_tokens/, "
+    "each model's token counts of the objects.",
     ("results/lpaqa/multitoken/facts.parquet",),
     *_FACT_FIELDS,
     column("sub_aliases", pa.list_(pa.string()), "the subject's English (or mul) aliases from the dump"),
@@ -113,9 +113,10 @@ MULTITOKEN_FACTS = contract(
 OBJECT_TOKENS = contract(
     "object_tokens",
     "Per multi-token fact and probed model, the number of tokens of the object's label as it sits "
-    "after a space in a statement (' ' + label, no special tokens; WordPiece drops the space). A "
-    "long table: one row per fact and model, so the columns do not depend on the models configured.",
-    ("results/lpaqa/multitoken/object_tokens.parquet",),
+    "after a space in a statement (' ' + label, no special tokens; WordPiece drops the space). One "
+    "file a model (one job each: adding a model touches no other), in the long layout, one row per "
+    "fact and model, so that the tables read them concatenated.",
+    ("results/lpaqa/multitoken/object_tokens/*.parquet",),
     column("relation", pa.string(), "relation id"),
     column("fact_id", pa.string(), "the fact (multitoken_facts)"),
     column("model", pa.string(), "the model's name in the config's models"),
