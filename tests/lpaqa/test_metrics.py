@@ -1,7 +1,7 @@
 import pandas as pd
 import pytest
 
-from knowprobe.lpaqa import metrics
+from knowprobe.lpaqa import lama, metrics
 
 
 @pytest.fixture
@@ -32,7 +32,8 @@ def test_averages_weigh_relations_equally(judged):
 
 
 def test_majority_baseline(judged):
-    result = metrics.majority(judged.drop(columns="correct")).set_index("relation")
+    facts = judged.drop(columns="correct")
+    result = metrics.majority(facts, lama.majority_objects(facts)).set_index("relation")
     assert result.loc["R1", "micro"] == pytest.approx(3 / 4)
     assert result.loc["R1", "macro"] == pytest.approx(1 / 2)  # A always right, B never
     assert result.loc["R2", "micro"] == 1.0
@@ -40,7 +41,8 @@ def test_majority_baseline(judged):
 
 def test_majority_ties_break_by_label():
     facts = pd.DataFrame({"relation": ["R"] * 4, "obj_label": ["B", "A", "B", "A"]})
-    assert metrics.majority(facts)["micro"].iloc[0] == 0.5
+    assert lama.majority_objects(facts) == {"R": "A"}
+    assert metrics.majority(facts, lama.majority_objects(facts))["micro"].iloc[0] == 0.5
 
 
 def test_a_drawn_runs_majority_predicts_the_object_chosen_before_the_draw():
@@ -49,15 +51,16 @@ def test_a_drawn_runs_majority_predicts_the_object_chosen_before_the_draw():
     filter's majority.json), scored on the drawn ones; chosen on a draw of one fact a relation, it
     was that fact's object, 100% (the demo's SmolLM2 statement run showed "Majority 100.0")."""
     every = pd.DataFrame({"relation": ["R"] * 5 + ["S"] * 2, "obj_label": ["A", "A", "A", "B", "C", "D", "E"]})
-    objects = metrics.majority_objects(every)
+    objects = lama.majority_objects(every)
     assert objects == {"R": "A", "S": "D"}  # S: a tie, first by label
     drawn = every.iloc[[3, 6]]  # one fact a relation: B of R, E of S
-    assert metrics.majority(drawn)["micro"].tolist() == [1.0, 1.0]  # the draw's own majority
+    assert metrics.majority(drawn, lama.majority_objects(drawn))["micro"].tolist() == [1.0, 1.0]  # chosen on the draw
     assert metrics.majority(drawn, objects)["micro"].tolist() == [0.0, 0.0]
-    assert (
-        metrics.majority_correct(every, objects)["correct"].tolist()
-        == metrics.majority_correct(every)["correct"].tolist()
-    )  # without a draw the same baseline
+    # the filter writes the objects before the draw (lama.sample_run's), the Majority rule reads them
+    kept = every.assign(fact_id=[f"f{i}" for i in range(7)])
+    before = lama.majority_objects(kept)
+    drawn, _ = lama.sample_run(kept, pd.DataFrame(columns=["relation", "reason", "description", "n"]), 1)
+    assert before == objects and len(drawn) == 2
 
 
 def test_probe_correctness_is_rank_zero():

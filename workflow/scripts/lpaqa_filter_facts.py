@@ -6,7 +6,7 @@ import json
 
 from knowprobe import contracts, vocab
 from knowprobe.io import rule_logging, write_csv, write_text
-from knowprobe.lpaqa import lama, metrics
+from knowprobe.lpaqa import lama
 from knowprobe.models import load_tokenizer
 
 with rule_logging(snakemake.log[0]):
@@ -19,7 +19,7 @@ with rule_logging(snakemake.log[0]):
     # before the run's draw: C_r of its statement score, and the objects its Majority baseline predicts
     objects = lama.objects_by_relation(kept)
     write_text(json.dumps(objects, indent=1, ensure_ascii=False) + "\n", snakemake.output.objects)
-    majority = metrics.majority_objects(kept)
+    majority = lama.majority_objects(kept)
     write_text(json.dumps(majority, indent=1, ensure_ascii=False) + "\n", snakemake.output.majority)
     kept, dropped = lama.sample_run(kept, dropped, **snakemake.params.sample)
     write_csv(dropped, snakemake.output.dropped)

@@ -131,6 +131,14 @@ def objects_by_relation(facts: pd.DataFrame) -> dict[str, list[str]]:
     return {relation: sorted(set(group)) for relation, group in facts.groupby("relation", sort=True)["obj_label"]}
 
 
+def majority_objects(facts: pd.DataFrame) -> dict[str, str]:
+    """Each relation's most frequent object label in ``facts`` (ties: first by label): what the
+    Majority baseline predicts (``metrics.majority``), chosen on a run's facts before its own draw."""
+    counts = facts.groupby(["relation", "obj_label"], sort=True).size().rename("n").reset_index()
+    top = counts.sort_values(["relation", "n", "obj_label"], ascending=[True, False, True], kind="stable")
+    return dict(top.drop_duplicates("relation")[["relation", "obj_label"]].itertuples(index=False, name=None))
+
+
 def sample_run(
     kept: pd.DataFrame, dropped: pd.DataFrame, per_relation: int | None, seed: int = 0
 ) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -66,25 +66,15 @@ def per_prompt_p_at_1(probe: pd.DataFrame) -> pd.DataFrame:
     return p_at_1(probe_correctness(probe), keys=["prompt_id", "template"])
 
 
-def majority_objects(facts: pd.DataFrame) -> dict[str, str]:
-    """Each relation's most frequent object label in ``facts`` (ties: first by label): what the
-    Majority baseline predicts."""
-    counts = facts.groupby(["relation", "obj_label"], sort=True).size().rename("n").reset_index()
-    top = counts.sort_values(["relation", "n", "obj_label"], ascending=[True, False, True], kind="stable")
-    return dict(top.drop_duplicates("relation")[["relation", "obj_label"]].itertuples(index=False, name=None))
-
-
-def majority_correct(facts: pd.DataFrame, objects: dict[str, str] | None = None) -> pd.DataFrame:
+def majority_correct(facts: pd.DataFrame, objects: dict[str, str]) -> pd.DataFrame:
     """``facts`` with a ``correct`` column: the Majority baseline predicts each relation's object of
-    ``objects`` (relation to label), by default its most frequent object in ``facts``. A run's own
-    draw (lpaqa.probe.sample) passes the objects chosen on every fact the run could be asked
-    (``lpaqa_filter_facts``' majority.json): chosen on the draw itself, one fact a relation would
-    make the baseline 100%, and a few, its most frequent object among them, above the relation's."""
-    predicted = majority_objects(facts) if objects is None else objects
-    return facts.assign(correct=facts["obj_label"].to_numpy() == facts["relation"].map(predicted).to_numpy())
+    ``objects`` (relation to label), its most frequent object among the facts the run could be
+    asked (``lama.majority_objects``, which ``lpaqa_filter_facts`` writes as majority.json before a
+    run's own draw): chosen on a draw itself, one fact a relation would make the baseline 100%."""
+    return facts.assign(correct=facts["obj_label"].to_numpy() == facts["relation"].map(objects).to_numpy())
 
 
-def majority(facts: pd.DataFrame, objects: dict[str, str] | None = None) -> pd.DataFrame:
+def majority(facts: pd.DataFrame, objects: dict[str, str]) -> pd.DataFrame:
     """The Majority baseline per relation (``majority_correct``'s facts averaged)."""
     return p_at_1(majority_correct(facts, objects))
 
