@@ -410,3 +410,19 @@ def test_the_demo_with_a_real_model_plans_smollm2_in_every_study(tmp_path):
     assert {"tiny-demo-bert", "tiny-demo-bert-small"} <= planned
     assert not {run for run in planned if run.startswith("tiny-demo-gpt")}
     assert "train_demo_model" in output and "results/models/tiny-demo-gpt" not in output
+
+
+def test_the_demos_environment_has_what_loading_a_gguf_file_needs():
+    """./knowprobe.sh demo installs knowprobe without extras, and the demo loads SmolLM2 from a GGUF
+    file: transformers reads it with gguf and loads it only where accelerate is installed. The
+    tests' environment had accelerate through the test extras (minicons, lm-pub-quiz), so a new
+    user's demo stopped at download_model ("accelerate is required when loading a GGUF file")
+    while every test passed."""
+    import re
+
+    from conftest import ROOT
+
+    tomllib = pytest.importorskip("tomllib", reason="reading pyproject.toml takes Python 3.11's tomllib")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    base = {re.match(r"[A-Za-z0-9_.-]+", spec).group(0).lower() for spec in project["dependencies"]}
+    assert {"transformers", "gguf", "accelerate"} <= base
