@@ -362,6 +362,8 @@ def test_the_real_models_example_plans_every_study_with_both_pypi_models(tmp_pat
 
     require_shared("lama", "TREx")
     require_shared("bear", "BEAR")
+    require_shared("lpaqa", "TREx_train")
+    require_shared("dumps")
     project = copy_project(tmp_path / "knowprobe")
     (tmp_path / "shared").symlink_to(require_shared().parent)  # the config reads ../shared/data
     result = snakemake(project, "-n", "--quiet", "rules", "--configfile", "resources/examples/real_models.yaml")
@@ -377,6 +379,15 @@ def test_the_real_models_example_plans_every_study_with_both_pypi_models(tmp_pat
     for rule in ("lpaqa_download_release", "lpaqa_release_prompts", "lpaqa_probe", "lpaqa_selection"):
         assert f"{rule} " in output or f"{rule}\n" in output, (rule, output[-2000:])
     assert "stest_probe" not in output and "bear_probe" not in output
+    # layered: our own mining on the real Wikipedia sample, with LPAQA's T-REx-train
+    layered = "resources/examples/real_models_own_mining.yaml"
+    result = snakemake(
+        project, "-n", "--quiet", "rules", "--configfile", "resources/examples/real_models.yaml", layered
+    )
+    output = result.stdout + result.stderr
+    for rule in ("lpaqa_wikipedia_extract", "lpaqa_distant_supervision", "lpaqa_mine_prompts", "lpaqa_probe"):
+        assert f"{rule} " in output or f"{rule}\n" in output, (rule, output[-2000:])
+    assert "lpaqa_paraphrase" not in output and "bear_probe" not in output
 
 
 def test_the_demo_with_a_real_model_plans_smollm2_in_every_study(tmp_path):

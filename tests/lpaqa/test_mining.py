@@ -260,6 +260,70 @@ def test_distant_supervision_by_link_label_alias_and_redirect(tmp_path):
         assert from_file.values.tolist() == matches.values.tolist()
 
 
+def test_entities_the_dump_lacks_are_named_by_the_facts_own_labels(tmp_path, caplog):
+    """LPAQA's released T-REx-train carries its labels: mined beside a Wikidata dump that lacks
+    some of its entities (another date, a sample), those are found by the facts' label (the more
+    frequent spelling where two differ), with no alias or sitelink; entities in the dump keep the
+    dump's names, and facts built from the dump add nothing."""
+    entities = pd.DataFrame(
+        {
+            "qid": ["Q1"],
+            "label": ["Wolfgang Amadeus Mozart"],
+            "label_lang": ["en"],
+            "aliases": [["Mozart"]],
+            "aliases_lang": ["en"],
+            "enwiki": ["Wolfgang Amadeus Mozart"],
+        }
+    )
+    facts = pd.DataFrame(
+        {
+            "relation": ["P19", "P20", "P20"],
+            "sub_uri": ["Q1", "Q1", "Q1"],
+            "sub_label": ["W. A. Mozart", "W. A. Mozart", "W. A. Mozart"],
+            "obj_uri": ["Q2", "Q3", "Q3"],
+            "obj_label": ["Salzburg", "Vienna", "Wien"],
+        }
+    )
+    facts.loc[2, "relation"] = "P937"  # a third fact naming Q3, spelled the other way
+    facts = pd.concat([facts, facts.iloc[[1]].assign(relation="P551")], ignore_index=True)
+    from knowprobe import contracts
+    from knowprobe.lpaqa import wikipedia
+
+    contracts.write(entities, tmp_path / "entities.parquet", contracts.ENTITIES)
+    contracts.write(
+        wikipedia.resolved_redirects_of(pa.table({"title": pa.array([], pa.string()), "target": pa.array([], pa.string())})),
+        tmp_path / "redirects.parquet",
+        contracts.RESOLVED_REDIRECTS,
+    )
+    with caplog.at_level("INFO"):
+        known, _ = distant.knowledge_of(facts, tmp_path / "entities.parquet", tmp_path / "redirects.parquet")
+    assert "2 entities of the facts are not in the Wikidata dump" in caplog.text
+    assert known[["qid", "label", "label_lang", "enwiki"]].values.tolist() == [
+        ["Q1", "Wolfgang Amadeus Mozart", "en", "Wolfgang Amadeus Mozart"],  # the dump's name, not the facts'
+        ["Q2", "Salzburg", "facts", None],
+        ["Q3", "Vienna", "facts", None],  # 2 facts say Vienna, 1 Wien
+    ]
+    assert known["aliases"].map(list).tolist() == [["Mozart"], [], []]
+    sentences = pd.DataFrame(
+        {
+            "title": ["Wolfgang Amadeus Mozart"] * 2,
+            "sentence": [0, 1],
+            "text": ["Mozart was born in Salzburg.", "Mozart died in Vienna."],
+            "link_start": [[], []],
+            "link_end": [[], []],
+            "link_target": [[], []],
+        }
+    )
+    matches = distant.match_sentences(sentences, facts, known, {})
+    assert matches[["relation", "obj_uri", "sub_how", "obj_how"]].values.tolist() == [
+        ["P19", "Q2", "alias", "label"],
+        ["P20", "Q3", "alias", "label"],
+        ["P551", "Q3", "alias", "label"],
+        ["P937", "Q3", "alias", "label"],
+    ]
+    assert distant.with_fact_labels(known, facts) is known  # every entity known: nothing added
+
+
 def test_name_hits_sit_on_word_boundaries_in_any_script():
     entities = pd.DataFrame(
         {"qid": ["Q1", "Q2"], "label": ["Köln", "Wien"], "aliases": [[], ["Vienna"]], "enwiki": ["Cologne", "Vienna"]}

@@ -6,7 +6,8 @@ English (or ``mul``) labels and aliases of the entities of the training facts (a
 of a date, is its own name), found with one
 Aho-Corasick automaton over all names at once (``how = label`` or ``alias``). Name matching is
 what finds a page's own entity, which its article never links to. A name match must sit on word
-boundaries; where a link and a name match overlap, the link wins.
+boundaries; where a link and a name match overlap, the link wins. An entity of the facts that the
+Wikidata dump lacks is named by the facts' own label (``with_fact_labels``).
 
 The work is done a batch of sentences at a time and in columns: links are flattened with
 Arrow and each distinct target resolved once; names are found by one automaton pass over the
@@ -289,7 +290,40 @@ def knowledge_of(facts: pd.DataFrame, entities_path, redirects_path) -> tuple[pd
     check(redirects_path, RESOLVED_REDIRECTS)
     qids = pa.array(sorted(set(facts["sub_uri"]) | set(facts["obj_uri"])), pa.string())
     entities = ds.dataset(str(entities_path)).to_table(filter=pc.field("qid").isin(qids)).to_pandas()
+    entities = with_fact_labels(entities, facts)
     return entities, read_redirects(redirects_path, titles=entities["enwiki"].dropna())
+
+
+def with_fact_labels(entities: pd.DataFrame, facts: pd.DataFrame) -> pd.DataFrame:
+    """``entities`` and, for each entity of ``facts`` that the Wikidata dump does not hold, the
+    label the facts give it (``label_lang = facts``; no alias, no sitelink, so found by its name
+    only). Facts built from the dump are all in it; LPAQA's released T-REx-train carries its own
+    labels, so that it can be mined from a Wikipedia dump beside a Wikidata dump of another date,
+    or a sample of one. A label that the facts spell two ways takes the more frequent spelling."""
+    known = set(entities["qid"])
+    ends = [
+        facts[[f"{end}_uri", f"{end}_label"]].set_axis(["qid", "label"], axis=1)
+        for end in ("sub", "obj")
+        if not set(facts[f"{end}_uri"]) <= known
+    ]
+    if not ends:
+        return entities
+    named = pd.concat(ends).dropna()
+    named = named[~named["qid"].isin(known)]
+    named = named.groupby(["qid", "label"]).size().rename("n").reset_index()
+    named = named.sort_values(["qid", "n", "label"], ascending=[True, False, True]).drop_duplicates("qid")
+    added = pd.DataFrame(
+        {
+            "qid": named["qid"].to_numpy(),
+            "label": named["label"].to_numpy(),
+            "label_lang": "facts",
+            "aliases": [[] for _ in range(len(named))],
+            "aliases_lang": None,
+            "enwiki": None,
+        }
+    )
+    log.info("%d entities of the facts are not in the Wikidata dump: named by the facts' own labels", len(added))
+    return pd.concat([entities, added[entities.columns]], ignore_index=True) if len(entities) else added
 
 
 def coverage(facts: pd.DataFrame, matches: pd.DataFrame) -> pd.DataFrame:
