@@ -388,6 +388,12 @@ def test_the_real_models_example_plans_every_study_with_both_pypi_models(tmp_pat
     for rule in ("lpaqa_wikipedia_extract", "lpaqa_distant_supervision", "lpaqa_mine_prompts", "lpaqa_probe"):
         assert f"{rule} " in output or f"{rule}\n" in output, (rule, output[-2000:])
     assert "lpaqa_paraphrase" not in output and "bear_probe" not in output
+    # layered: BEAR in full on SmolLM2 (every instance: no draw)
+    layered = "resources/examples/real_models_bear_full.yaml"
+    result = snakemake(project, "-n", "--configfile", "resources/examples/real_models.yaml", layered)
+    output = result.stdout + result.stderr
+    assert "results/bear/scores/smollm2-q4_1.parquet" in output and "gemma3" not in output, output[-2000:]
+    assert "lpaqa_probe" not in output
 
 
 def test_the_demo_with_a_real_model_plans_smollm2_in_every_study(tmp_path):
