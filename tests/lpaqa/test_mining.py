@@ -290,11 +290,9 @@ def test_entities_the_dump_lacks_are_named_by_the_facts_own_labels(tmp_path, cap
     from knowprobe.lpaqa import wikipedia
 
     contracts.write(entities, tmp_path / "entities.parquet", contracts.ENTITIES)
-    contracts.write(
-        wikipedia.resolved_redirects_of(pa.table({"title": pa.array([], pa.string()), "target": pa.array([], pa.string())})),
-        tmp_path / "redirects.parquet",
-        contracts.RESOLVED_REDIRECTS,
-    )
+    no_redirects = pa.table({"title": pa.array([], pa.string()), "target": pa.array([], pa.string())})
+    resolved = wikipedia.resolved_redirects_of(no_redirects)
+    contracts.write(resolved, tmp_path / "redirects.parquet", contracts.RESOLVED_REDIRECTS)
     with caplog.at_level("INFO"):
         known, _ = distant.knowledge_of(facts, tmp_path / "entities.parquet", tmp_path / "redirects.parquet")
     assert "2 entities of the facts are not in the Wikidata dump" in caplog.text
