@@ -366,32 +366,32 @@ def test_the_real_models_example_plans_every_study_with_both_pypi_models(tmp_pat
     require_shared("dumps")
     project = copy_project(tmp_path / "knowprobe")
     (tmp_path / "shared").symlink_to(require_shared().parent)  # the config reads ../shared/data
-    result = snakemake(project, "-n", "--quiet", "rules", "--configfile", "resources/examples/real_models.yaml")
-    output = result.stdout + result.stderr
-    for rule in ("download_model", "lpaqa_probe", "stest_probe", "comps_probe", "bear_probe"):
-        assert f"{rule} " in output or f"{rule}\n" in output, (rule, output[-2000:])
+
+    def plan(*layers: str, rules: tuple[str, ...] = (), quiet: bool = True) -> str:
+        """What a dry run of real_models.yaml with ``layers`` over it prints; ``rules`` planned in it
+        (``quiet``: the rules' table only; otherwise every job, with its files)."""
+        quietly = ("--quiet", "rules") if quiet else ()
+        result = snakemake(project, "-n", *quietly, "--configfile", "resources/examples/real_models.yaml", *layers)
+        output = result.stdout + result.stderr
+        for rule in rules:
+            assert f"{rule} " in output or f"{rule}\n" in output, (rule, output[-2000:])
+        return output
+
+    plan(rules=("download_model", "lpaqa_probe", "stest_probe", "comps_probe", "bear_probe"))
     # layered: LPAQA's released mined and paraphrased prompts, on a draw of LAMA's facts
-    layered = "resources/examples/real_models_released_prompts.yaml"
-    result = snakemake(
-        project, "-n", "--quiet", "rules", "--configfile", "resources/examples/real_models.yaml", layered
+    output = plan(
+        "resources/examples/real_models_released_prompts.yaml",
+        rules=("lpaqa_download_release", "lpaqa_release_prompts", "lpaqa_probe", "lpaqa_selection"),
     )
-    output = result.stdout + result.stderr
-    for rule in ("lpaqa_download_release", "lpaqa_release_prompts", "lpaqa_probe", "lpaqa_selection"):
-        assert f"{rule} " in output or f"{rule}\n" in output, (rule, output[-2000:])
     assert "stest_probe" not in output and "bear_probe" not in output
     # layered: our own mining on the real Wikipedia sample, with LPAQA's T-REx-train
-    layered = "resources/examples/real_models_own_mining.yaml"
-    result = snakemake(
-        project, "-n", "--quiet", "rules", "--configfile", "resources/examples/real_models.yaml", layered
+    output = plan(
+        "resources/examples/real_models_own_mining.yaml",
+        rules=("lpaqa_wikipedia_extract", "lpaqa_distant_supervision", "lpaqa_mine_prompts", "lpaqa_probe"),
     )
-    output = result.stdout + result.stderr
-    for rule in ("lpaqa_wikipedia_extract", "lpaqa_distant_supervision", "lpaqa_mine_prompts", "lpaqa_probe"):
-        assert f"{rule} " in output or f"{rule}\n" in output, (rule, output[-2000:])
     assert "lpaqa_paraphrase" not in output and "bear_probe" not in output
     # layered: BEAR in full on SmolLM2 (every instance: no draw)
-    layered = "resources/examples/real_models_bear_full.yaml"
-    result = snakemake(project, "-n", "--configfile", "resources/examples/real_models.yaml", layered)
-    output = result.stdout + result.stderr
+    output = plan("resources/examples/real_models_bear_full.yaml", quiet=False)
     assert "results/bear/scores/smollm2-q4_1.parquet" in output and "gemma3" not in output, output[-2000:]
     assert "lpaqa_probe" not in output
 
