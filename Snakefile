@@ -7,7 +7,8 @@
 #
 # workflow/rules/common.smk validates the config and holds what every rule file uses; the stages
 # the studies share (models, Wikidata) come next, then one slice per study: its rule files, its
-# package under workflow/scripts/knowprobe/, its schema file, report category, docs page and tests.
+# scripts in workflow/scripts/<study>/, its package under workflow/scripts/knowprobe/, its schema
+# file, report category, docs page and tests.
 # Rule files refer to each other's outputs (rules.X.output.name), so each is included after the
 # files whose rules it names: shared stages first, then the studies, which never name each other.
 

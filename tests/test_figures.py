@@ -84,7 +84,8 @@ def test_the_multitoken_figure_shows_every_method(tmp_path):
         params=SimpleNamespace(prompt_set="manual"),
         log=[str(tmp_path / "figure.log")],
     )
-    runpy.run_path(str(ROOT / "workflow/scripts/lpaqa_multitoken_figure.py"), init_globals={"snakemake": snakemake})
+    script = ROOT / "workflow/scripts/lpaqa/lpaqa_multitoken_figure.py"
+    runpy.run_path(str(script), init_globals={"snakemake": snakemake})
     log = (tmp_path / "figure.log").read_text()
     assert re.search(r"figure m\.png: \d+ texts checked, 0 defects", log), log
 
@@ -168,6 +169,6 @@ def test_comps_accuracy_against_parameters_hides_no_marker(tmp_path):
         output=SimpleNamespace(png=out["a.png"], svg=out["a.svg"], types_png=out["t.png"], types_svg=out["t.svg"]),
         log=[str(tmp_path / "figures.log")],
     )
-    runpy.run_path(str(ROOT / "workflow/scripts/comps_figures.py"), init_globals={"snakemake": snakemake})
+    runpy.run_path(str(ROOT / "workflow/scripts/comps/comps_figures.py"), init_globals={"snakemake": snakemake})
     log = (tmp_path / "figures.log").read_text()
     assert "figure a.png: " in log and re.search(r"figure a\.png: \d+ texts checked, 0 defects", log), log

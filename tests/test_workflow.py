@@ -809,6 +809,37 @@ def test_a_terminal_shows_the_runs_progress_and_a_file_gets_one_line_per_event(t
     assert "1 of 1 steps (100%) done" in piped.stderr
 
 
+def test_a_job_whose_python_lacks_knowprobe_imports_the_workflows_own(tmp_path):
+    """A rule's script sits in its study's folder (workflow/scripts/<study>/), out of reach of
+    the package beside them; a job's Python that has not installed knowprobe (a conda env's, a
+    cluster node's) must still import it, from this workflow. Run here by a Python that sees every
+    package of this environment but knowprobe's editable install (its .pth file is not read)."""
+    import sysconfig
+    import venv
+
+    project = copy_project(tmp_path / "project")
+    bare = tmp_path / "bare"
+    venv.create(bare, with_pip=False)
+    python = bare / "bin" / "python"
+    site = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], capture_output=True, text=True
+    ).stdout.strip()
+    (Path(site) / "outer.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    assert subprocess.run([python, "-c", "import knowprobe"], env=env, capture_output=True).returncode != 0
+    assert subprocess.run([python, "-c", "import snakemake, pyarrow"], env=env, capture_output=True).returncode == 0
+    result = subprocess.run(
+        [python, "-m", "snakemake", "results/wikidata/dump.json", "--cores", "1"]
+        + ["--configfile", "resources/demo/config.yaml"],
+        cwd=project,
+        env={**env, "HF_HUB_OFFLINE": "1"},
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert json.loads((project / "results/wikidata/dump.json").read_text())
+
+
 def test_slurm_profile_sends_gpu_rules_to_gpu_nodes(tmp_path):
     pytest.importorskip("snakemake_executor_plugin_slurm")
     gpu_rules = {name for _, name, body in smk_rules() if re.search(r"^\s+gpu=1,$", body, re.MULTILINE)}

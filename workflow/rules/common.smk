@@ -12,7 +12,10 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 
 SCRIPTS = Path(workflow.basedir) / "workflow" / "scripts"
-sys.path.insert(0, str(SCRIPTS))  # the knowprobe package, which rule jobs import from beside their scripts
+# the knowprobe package, for these helpers and for every job: Snakemake hands this search path
+# to each rule's script (whose own folder, workflow/scripts/<study>/, does not hold the package),
+# so a job imports this workflow's knowprobe whether its Python has it installed or not
+sys.path.insert(0, str(SCRIPTS))
 
 from knowprobe import provenance
 from knowprobe.config import clip, quote
@@ -159,7 +162,8 @@ def print_cost_once_planned():
 
 
 def code(script):
-    """The knowprobe module files that workflow/scripts/SCRIPT.py runs, as a rule's inputs:
+    """The knowprobe module files that workflow/scripts/SCRIPT.py (``<study>/<name>`` or
+    ``shared/<name>``) runs, as a rule's inputs:
     Snakemake reruns a rule when its script changes but not when a module it imports does.
     Derived from the imports (transitively, lazy ones included), so it cannot fall behind."""
     # relative paths: a project directory that is moved or copied keeps its provenance records

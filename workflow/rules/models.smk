@@ -20,14 +20,14 @@ rule download_model:
         hub_id=lambda wildcards: config["models"][wildcards.model]["hub_id"],
         revision=lambda wildcards: model_revision(wildcards.model),
     script:
-        "../scripts/download_model.py"
+        "../scripts/shared/download_model.py"
 
 
 rule train_demo_model:
     input:
         sentences=lambda wildcards: demo_corpora("sentences"),
         words=lambda wildcards: demo_corpora("words"),
-        code=code("train_demo_model"),
+        code=code("shared/train_demo_model"),
     output:
         directory("results/models/{model}"),
     log:
@@ -40,4 +40,4 @@ rule train_demo_model:
         kind=lambda wildcards: config["models"][wildcards.model]["kind"],
         settings=lambda wildcards: settings(config["models"][wildcards.model]["train"]),
     script:
-        "../scripts/train_demo_model.py"
+        "../scripts/shared/train_demo_model.py"

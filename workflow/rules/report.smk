@@ -6,7 +6,7 @@
 rule table_html:
     input:
         table=lambda wildcards: REPORT_TABLES[wildcards.stem]["source"],
-        code=code("table_html"),
+        code=code("shared/table_html"),
     output:
         report(
             "{stem}.html",
@@ -24,7 +24,7 @@ rule table_html:
     params:
         label=lambda wildcards: REPORT_TABLES[wildcards.stem]["label"],
     script:
-        "../scripts/table_html.py"
+        "../scripts/shared/table_html.py"
 
 
 localrules:

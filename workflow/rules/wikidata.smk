@@ -20,13 +20,13 @@ rule download_wikidata:
         ),
         algorithm=config["wikidata"]["checksum"],
     script:
-        "../scripts/download_dump.py"
+        "../scripts/shared/download_dump.py"
 
 
 rule wikidata_index:
     input:
         dump=wikidata_dump(),
-        code=code("wikidata_index"),
+        code=code("shared/wikidata_index"),
     output:
         index="results/wikidata/dump.index",
         info="results/wikidata/dump.json",
@@ -38,7 +38,7 @@ rule wikidata_index:
     resources:
         **scaled("wikidata_index", "dump"),
     script:
-        "../scripts/wikidata_index.py"
+        "../scripts/shared/wikidata_index.py"
 
 
 rule wikidata_chunk:
@@ -46,7 +46,7 @@ rule wikidata_chunk:
         dump=wikidata_dump(),
         index=rules.wikidata_index.output.index,
         info=rules.wikidata_index.output.info,
-        code=code("wikidata_chunk"),
+        code=code("shared/wikidata_chunk"),
     output:
         entities="results/wikidata/parts/entities-{chunk}.parquet",
         claims="results/wikidata/parts/claims-{chunk}.parquet",
@@ -61,7 +61,7 @@ rule wikidata_chunk:
         chunks=config["wikidata"]["chunks"],
         properties=sorted(config["wikidata"]["properties"]),
     script:
-        "../scripts/wikidata_chunk.py"
+        "../scripts/shared/wikidata_chunk.py"
 
 
 rule wikidata_gather:
@@ -69,7 +69,7 @@ rule wikidata_gather:
         entities=expand(rules.wikidata_chunk.output.entities, chunk=range(config["wikidata"]["chunks"])),
         claims=expand(rules.wikidata_chunk.output.claims, chunk=range(config["wikidata"]["chunks"])),
         rejects=expand(rules.wikidata_chunk.output.rejects, chunk=range(config["wikidata"]["chunks"])),
-        code=code("wikidata_gather"),
+        code=code("shared/wikidata_gather"),
     output:
         entities="results/wikidata/entities.parquet",
         claims="results/wikidata/claims.parquet",
@@ -87,4 +87,4 @@ rule wikidata_gather:
     resources:
         **scaled("wikidata_gather", "entities", "claims"),
     script:
-        "../scripts/wikidata_gather.py"
+        "../scripts/shared/wikidata_gather.py"

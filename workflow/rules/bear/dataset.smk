@@ -16,14 +16,14 @@ rule bear_download:
     params:
         url=BEAR["url"],
     script:
-        "../../scripts/download.py"
+        "../../scripts/shared/download.py"
 
 
 rule bear_unpack:
     input:
         archive=rules.bear_download.output[0],
         checksums=BEAR["checksums"] or [],
-        code=code("bear_unpack"),
+        code=code("bear/bear_unpack"),
     output:
         directory("resources/bear/repository"),
     log:
@@ -33,7 +33,7 @@ rule bear_unpack:
     params:
         member=BEAR["member"],
     script:
-        "../../scripts/bear_unpack.py"
+        "../../scripts/bear/bear_unpack.py"
 
 
 rule bear_download_relation_info:
@@ -47,13 +47,13 @@ rule bear_download_relation_info:
     params:
         url=BEAR["relation_info"]["path"],
     script:
-        "../../scripts/download.py"
+        "../../scripts/shared/download.py"
 
 
 rule bear_import:
     input:
         dataset=bear_dataset(),
-        code=code("bear_import"),
+        code=code("bear/bear_import"),
     output:
         relations="results/bear/dataset/relations.parquet",
         instances="results/bear/dataset/instances.parquet",
@@ -67,7 +67,7 @@ rule bear_import:
         per_relation=BEAR["per_relation"],
         seed=BEAR["seed"],
     script:
-        "../../scripts/bear_import.py"
+        "../../scripts/bear/bear_import.py"
 
 
 rule bear_demo_corpus:
@@ -75,7 +75,7 @@ rule bear_demo_corpus:
         relations=rules.bear_import.output.relations,
         instances=rules.bear_import.output.instances,
         templates=BEAR["demo_corpus"]["templates"] or [],
-        code=code("bear_demo_corpus"),
+        code=code("bear/bear_demo_corpus"),
     output:
         sentences="results/bear/demo/corpus.parquet",
         words="results/bear/demo/words.txt",
@@ -87,7 +87,7 @@ rule bear_demo_corpus:
         holdout=BEAR["demo_corpus"]["holdout"],
         seed=BEAR["demo_corpus"]["seed"],
     script:
-        "../../scripts/bear_demo_corpus.py"
+        "../../scripts/bear/bear_demo_corpus.py"
 
 
 # downloads need the submitting host's network; the rest takes seconds (BEAR's 7,731 instances)

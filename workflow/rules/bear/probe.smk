@@ -8,7 +8,7 @@ rule bear_probe:
         relations=rules.bear_import.output.relations,
         instances=rules.bear_import.output.instances,
         model=model_input,
-        code=code("bear_probe"),
+        code=code("bear/bear_probe"),
     output:
         scores=BEAR_SCORES,
         model="results/bear/scores/{model}.json",
@@ -25,4 +25,4 @@ rule bear_probe:
         bear_scoring=settings(BEAR["scoring"]),
         scoring=lambda wildcards: scoring_settings(wildcards.model),
     script:
-        "../../scripts/bear_probe.py"
+        "../../scripts/bear/bear_probe.py"

@@ -11,7 +11,7 @@ rule bear_tables:
         # the domains: read here alone, so that changing them reruns the tables, not the scores
         relation_info=bear_relation_info(),
         paper="resources/papers/bear.yaml",
-        code=code("bear_tables"),
+        code=code("bear/bear_tables"),
     output:
         **{
             f"{name}_{fmt}": (
@@ -48,14 +48,14 @@ rule bear_tables:
         # a download is held to the configured SHA-256; a local file is taken as it is
         relation_info_sha256=BEAR["relation_info"]["sha256"] if bear_relation_info_downloaded() else None,
     script:
-        "../../scripts/bear_tables.py"
+        "../../scripts/bear/bear_tables.py"
 
 
 rule bear_figures:
     input:
         accuracy=rules.bear_tables.output.accuracy_csv,
         paper="resources/papers/bear.yaml",
-        code=code("bear_figures"),
+        code=code("bear/bear_figures"),
     output:
         **figure(
             "results/bear/figures/accuracy_parameters",
@@ -69,7 +69,7 @@ rule bear_figures:
     conda:
         "../../../envs/lama.yaml"
     script:
-        "../../scripts/bear_figures.py"
+        "../../scripts/bear/bear_figures.py"
 
 
 localrules:

@@ -8,7 +8,7 @@ rule bear_intervals:
     input:
         scores=expand(BEAR_SCORES, model=BEAR_MODELS),
         instances=rules.bear_import.output.instances,
-        code=code("bear_intervals"),
+        code=code("bear/bear_intervals"),
     output:
         **{
             f"{name}_{fmt}": (
@@ -43,14 +43,14 @@ rule bear_intervals:
         ddof=BEAR["sem_ddof"],
         bins=config["uncertainty"]["bins"],
     script:
-        "../../scripts/bear_intervals.py"
+        "../../scripts/bear/bear_intervals.py"
 
 
 rule bear_intervals_figure:
     input:
         intervals=rules.bear_intervals.output.intervals_csv,
         accuracy=rules.bear_tables.output.accuracy_csv,
-        code=code("bear_intervals_figure"),
+        code=code("bear/bear_intervals_figure"),
     output:
         **figure(
             "results/bear/figures/intervals",
@@ -64,7 +64,7 @@ rule bear_intervals_figure:
     conda:
         "../../../envs/lama.yaml"
     script:
-        "../../scripts/bear_intervals_figure.py"
+        "../../scripts/bear/bear_intervals_figure.py"
 
 
 localrules:

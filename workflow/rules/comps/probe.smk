@@ -6,7 +6,7 @@ rule comps_probe:
     input:
         stimuli=comps_stimuli(),
         model=model_input,
-        code=code("comps_probe"),
+        code=code("comps/comps_probe"),
     output:
         scores=COMPS_SCORES,
         model="results/comps/scores/{model}.json",
@@ -25,4 +25,4 @@ rule comps_probe:
         dtype=COMPS["scoring"]["dtype"],
         recheck=COMPS["scoring"]["recheck"],
     script:
-        "../../scripts/comps_probe.py"
+        "../../scripts/comps/comps_probe.py"

@@ -14,13 +14,13 @@ rule comps_download_norms:
     params:
         url=COMPS["norms"],
     script:
-        "../../scripts/download.py"
+        "../../scripts/shared/download.py"
 
 
 rule comps_unpack_norms:
     input:
         archive=rules.comps_download_norms.output[0],
-        code=code("comps_unpack"),
+        code=code("comps/comps_unpack"),
     output:
         directory("resources/comps/norms"),
     log:
@@ -31,7 +31,7 @@ rule comps_unpack_norms:
         marker="xcslb_compressed.csv",
         expected="an archive of the world repository (the XCSLB norms)",
     script:
-        "../../scripts/comps_unpack.py"
+        "../../scripts/comps/comps_unpack.py"
 
 
 rule comps_download_wordnet:
@@ -45,13 +45,13 @@ rule comps_download_wordnet:
     params:
         url=COMPS["wordnet"],
     script:
-        "../../scripts/download.py"
+        "../../scripts/shared/download.py"
 
 
 rule comps_unpack_wordnet:
     input:
         archive=rules.comps_download_wordnet.output[0],
-        code=code("comps_unpack"),
+        code=code("comps/comps_unpack"),
     output:
         directory("resources/comps/wordnet"),
     log:
@@ -62,7 +62,7 @@ rule comps_unpack_wordnet:
         marker="index.sense",
         expected="WordNet 3.0's archive",
     script:
-        "../../scripts/comps_unpack.py"
+        "../../scripts/comps/comps_unpack.py"
 
 
 rule comps_download_glove:
@@ -76,7 +76,7 @@ rule comps_download_glove:
     params:
         url=COMPS["glove"]["path"],
     script:
-        "../../scripts/download.py"
+        "../../scripts/shared/download.py"
 
 
 rule comps_download_release:
@@ -90,13 +90,13 @@ rule comps_download_release:
     params:
         url=COMPS["released"],
     script:
-        "../../scripts/download.py"
+        "../../scripts/shared/download.py"
 
 
 rule comps_unpack_release:
     input:
         archive=rules.comps_download_release.output[0],
-        code=code("comps_unpack"),
+        code=code("comps/comps_unpack"),
     output:
         directory("resources/comps/release"),
     log:
@@ -107,7 +107,7 @@ rule comps_unpack_release:
         marker="comps_base.jsonl",
         expected="an archive of COMPS's repository",
     script:
-        "../../scripts/comps_unpack.py"
+        "../../scripts/comps/comps_unpack.py"
 
 
 rule comps_similarity:
@@ -115,7 +115,7 @@ rule comps_similarity:
         norms=comps_local_or("norms", rules.comps_unpack_norms.output[0]),
         wordnet=comps_local_or("wordnet", rules.comps_unpack_wordnet.output[0]),
         glove=comps_glove(),
-        code=code("comps_similarity"),
+        code=code("comps/comps_similarity"),
     output:
         concepts="results/comps/norms/concepts.parquet",
         similarity="results/comps/norms/similarity.parquet",
@@ -129,7 +129,7 @@ rule comps_similarity:
         animal_sense=COMPS["build"]["animal_sense"],
         taxonomic_measure=COMPS["build"]["taxonomic_similarity"],
     script:
-        "../../scripts/comps_similarity.py"
+        "../../scripts/comps/comps_similarity.py"
 
 
 rule comps_build:
@@ -137,7 +137,7 @@ rule comps_build:
         norms=comps_local_or("norms", rules.comps_unpack_norms.output[0]),
         concepts=rules.comps_similarity.output.concepts,
         similarity=rules.comps_similarity.output.similarity,
-        code=code("comps_build"),
+        code=code("comps/comps_build"),
     output:
         stimuli="results/comps/stimuli/built.parquet",
         rejects="results/comps/stimuli/built.rejects.csv",
@@ -148,13 +148,13 @@ rule comps_build:
     params:
         build=settings(COMPS["build"]),
     script:
-        "../../scripts/comps_build.py"
+        "../../scripts/comps/comps_build.py"
 
 
 rule comps_import_released:
     input:
         release=comps_release(),
-        code=code("comps_import_released"),
+        code=code("comps/comps_import_released"),
     output:
         stimuli="results/comps/stimuli/released.parquet",
         rejects="results/comps/stimuli/released.rejects.csv",
@@ -163,13 +163,13 @@ rule comps_import_released:
     conda:
         "../../../envs/lama.yaml"
     script:
-        "../../scripts/comps_import_released.py"
+        "../../scripts/comps/comps_import_released.py"
 
 
 rule comps_demo_corpus:
     input:
         norms=comps_local_or("norms", rules.comps_unpack_norms.output[0]),
-        code=code("comps_demo_corpus"),
+        code=code("comps/comps_demo_corpus"),
     output:
         sentences="results/comps/demo/corpus.parquet",
         words="results/comps/demo/words.txt",
@@ -180,7 +180,7 @@ rule comps_demo_corpus:
     params:
         nonce_words=COMPS["build"]["nonce_words"],
     script:
-        "../../scripts/comps_demo_corpus.py"
+        "../../scripts/comps/comps_demo_corpus.py"
 
 
 # downloads need the submitting host's network; the rest takes seconds (the similarities of

@@ -10,7 +10,7 @@ rule comps_tables:
         built=rules.comps_build.output.stimuli if COMPS["source"] == "build" else [],
         released=rules.comps_import_released.output.stimuli if COMPS["released"] is not None else [],
         paper="resources/papers/comps.yaml",
-        code=code("comps_tables"),
+        code=code("comps/comps_tables"),
     output:
         **{
             f"{name}_{fmt}": (
@@ -38,7 +38,7 @@ rule comps_tables:
     conda:
         "../../../envs/lama.yaml"
     script:
-        "../../scripts/comps_tables.py"
+        "../../scripts/comps/comps_tables.py"
 
 
 rule comps_figures:
@@ -46,7 +46,7 @@ rule comps_figures:
         accuracy=rules.comps_tables.output.accuracy_csv,
         negative_types=rules.comps_tables.output.negative_types_csv,
         families=rules.comps_tables.output.families_csv,
-        code=code("comps_figures"),
+        code=code("comps/comps_figures"),
     output:
         **figure(
             "results/comps/figures/accuracy_parameters",
@@ -70,7 +70,7 @@ rule comps_figures:
     conda:
         "../../../envs/lama.yaml"
     script:
-        "../../scripts/comps_figures.py"
+        "../../scripts/comps/comps_figures.py"
 
 
 localrules:

@@ -7,7 +7,7 @@ rule comps_intervals:
     input:
         scores=expand(COMPS_SCORES, model=COMPS_MODELS),
         stimuli=comps_stimuli(),
-        code=code("comps_intervals"),
+        code=code("comps/comps_intervals"),
     output:
         **{
             f"{name}_{fmt}": (
@@ -38,7 +38,7 @@ rule comps_intervals:
         comparisons=settings(COMPS["comparisons"]),
         models=COMPS_MODELS,
     script:
-        "../../scripts/comps_intervals.py"
+        "../../scripts/comps/comps_intervals.py"
 
 
 localrules:
@@ -48,7 +48,7 @@ localrules:
 rule comps_intervals_figure:
     input:
         intervals=rules.comps_intervals.output.intervals_csv,
-        code=code("comps_intervals_figure"),
+        code=code("comps/comps_intervals_figure"),
     output:
         **figure(
             "results/comps/figures/intervals",
@@ -62,7 +62,7 @@ rule comps_intervals_figure:
     conda:
         "../../../envs/lama.yaml"
     script:
-        "../../scripts/comps_intervals_figure.py"
+        "../../scripts/comps/comps_intervals_figure.py"
 
 
 localrules:

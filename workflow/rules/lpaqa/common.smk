@@ -315,7 +315,7 @@ def probe_input(prompt_sets, reused=()):
         found = {
             "candidates": expand(rules.lpaqa_candidate_ids.output[0], model=wildcards.model)[0],
             "model": model_dir(lpaqa_model(wildcards.model)),
-            "code": code("lpaqa_probe"),
+            "code": code("lpaqa/lpaqa_probe"),
         }
         found.update({f"prompts/{name}": LPAQA_PROMPTS.format(prompt_set=name) for name in prompt_sets})
         if lpaqa_score(wildcards.model) == "statement" and LPAQA["probe"]["statement"]["answer_space"]:
@@ -343,7 +343,7 @@ def selection_input(wildcards):
         "model": model_dir(lpaqa_model(wildcards.model)),
         "trex_train": rules.lpaqa_trex_train.output.facts,
         "uhn": rules.lpaqa_lama_uhn.output.facts if "trex" in LPAQA_DATASETS and uhn_model() else [],
-        "code": code("lpaqa_selection"),
+        "code": code("lpaqa/lpaqa_selection"),
     }
     for prompt_set in LPAQA_PROMPT_SETS:
         keys = dict(model=wildcards.model, prompt_set=prompt_set)
@@ -375,7 +375,7 @@ def cross_model_input(wildcards):
     inputs = {
         "model": model_dir(wildcards.model),
         "candidates": expand(rules.lpaqa_candidate_ids.output[0], model=wildcards.model)[0],
-        "code": code("lpaqa_cross_model"),
+        "code": code("lpaqa/lpaqa_cross_model"),
     }
     for prompt_set in CROSS_MODEL_SETS:
         inputs[f"fitted_{prompt_set}"] = expand(
@@ -404,7 +404,7 @@ def backward_input(wildcards):
     inputs = dict(probe_files(wildcards.prompt_set, wildcards.model))
     inputs["model"] = model_dir(wildcards.model)
     inputs["candidates"] = expand(rules.lpaqa_candidate_ids.output[0], model=wildcards.model)[0]
-    return inputs | {"code": code("lpaqa_backward")}
+    return inputs | {"code": code("lpaqa/lpaqa_backward")}
 
 
 def paraphrase_settings():
@@ -513,7 +513,7 @@ def trex_train_input(wildcards):
         "test": expand(rules.lpaqa_import_facts.output[0], dataset="trex")[0],
         # the objects are single-token candidates of every lead run (the mask runs, else every run)
         "candidates": lpaqa_lead_candidates(),
-        "code": code("lpaqa_trex_train"),
+        "code": code("lpaqa/lpaqa_trex_train"),
     }
     if LPAQA["trex_train"]["source"] == "wikidata":
         inputs["entities"] = rules.wikidata_gather.output.entities
@@ -533,7 +533,7 @@ def translator_dir(direction):
 
 def paraphrase_input(wildcards):
     seeds = {"manual": rules.lpaqa_manual_prompts.output[0], "mine": rules.lpaqa_select_paraphrase_seeds.output[0]}
-    inputs = {"seeds": seeds[PARAPHRASE_SEEDS[wildcards.prompt_set]], "code": code("lpaqa_paraphrase")}
+    inputs = {"seeds": seeds[PARAPHRASE_SEEDS[wildcards.prompt_set]], "code": code("lpaqa/lpaqa_paraphrase")}
     if LPAQA["paraphrase"]["backend"] == "transformers":
         inputs["forward"] = translator_dir("forward")
         inputs["backward"] = translator_dir("backward")
@@ -590,7 +590,7 @@ def paper_figures_input(wildcards):
         "mine_prompts": expand(LPAQA_SELECTED_PROMPTS, model=LPAQA_MODELS, prompt_set="mine"),
         "patterns": rules.lpaqa_prompt_patterns.output[0],
         "divergence": [probe_files(name, first)["trex_test"] for name in DIVERGENCE_SETS],
-        "code": code("lpaqa_paper_figures"),
+        "code": code("lpaqa/lpaqa_paper_figures"),
     }
 
 
@@ -635,7 +635,7 @@ def paper_tables_input(wildcards):
             if other != model and CROSS_MODEL_SETS
         ],
         "patterns": rules.lpaqa_prompt_patterns.output[0] if "mine" in LPAQA_PROMPT_SETS else [],
-        "code": code("lpaqa_paper_tables"),
+        "code": code("lpaqa/lpaqa_paper_tables"),
     }
     if "mine_para" in LPAQA_PROMPT_SETS:
         inputs["seeds_mine"] = rules.lpaqa_select_paraphrase_seeds.output[0]
@@ -884,7 +884,7 @@ def intervals_input(wildcards):
         "method_facts": expand(LPAQA_METHOD_FACTS, **keys),
         "majority": [expand(rules.lpaqa_filter_facts.output.facts, **run)[0] for run in runs],
         "majority_objects": [expand(rules.lpaqa_filter_facts.output.majority, **run)[0] for run in runs],
-        "code": code("lpaqa_intervals"),
+        "code": code("lpaqa/lpaqa_intervals"),
     }
 
 
@@ -927,7 +927,7 @@ def calibration_input(wildcards):
         "candidates": expand(rules.lpaqa_candidate_ids.output[0], model=wildcards.model)[0],
         "trex_train": rules.lpaqa_trex_train.output.facts,
         "prompts": expand(LPAQA_SELECTED_PROMPTS, model=wildcards.model, prompt_set=prompt_set)[0],
-        "code": code("lpaqa_calibration"),
+        "code": code("lpaqa/lpaqa_calibration"),
     }
     for dataset in LPAQA_DATASETS:
         for suffix in ("", "_hidden"):

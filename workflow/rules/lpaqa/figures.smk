@@ -6,7 +6,7 @@ rule lpaqa_prompt_patterns:
     input:
         prompts=LPAQA_PROMPTS.format(prompt_set="mine"),
         lexicon=LPAQA["pos"]["lexicon"] or [],
-        code=code("lpaqa_prompt_patterns"),
+        code=code("lpaqa/lpaqa_prompt_patterns"),
     output:
         "results/lpaqa/analysis/mine_patterns.csv",
     log:
@@ -16,7 +16,7 @@ rule lpaqa_prompt_patterns:
     params:
         spacy_model=LPAQA["mining"]["spacy_model"],
     script:
-        "../../scripts/lpaqa_prompt_patterns.py"
+        "../../scripts/lpaqa/lpaqa_prompt_patterns.py"
 
 
 rule lpaqa_paper_figures:
@@ -34,7 +34,7 @@ rule lpaqa_paper_figures:
         interpolation_set="mine",
         stand_ins=lpaqa_release_stand_ins(),
     script:
-        "../../scripts/lpaqa_paper_figures.py"
+        "../../scripts/lpaqa/lpaqa_paper_figures.py"
 
 
 localrules:

@@ -15,7 +15,7 @@ rule lpaqa_download_lama:
     params:
         url=LPAQA["lama"]["data"],
     script:
-        "../../scripts/download.py"
+        "../../scripts/shared/download.py"
 
 
 rule lpaqa_download_common_vocab:
@@ -29,13 +29,13 @@ rule lpaqa_download_common_vocab:
     params:
         url=LPAQA["lama"]["common_vocab"],
     script:
-        "../../scripts/download.py"
+        "../../scripts/shared/download.py"
 
 
 rule lpaqa_unpack_lama:
     input:
         archive=rules.lpaqa_download_lama.output[0],
-        code=code("lpaqa_unpack_lama"),
+        code=code("lpaqa/lpaqa_unpack_lama"),
     output:
         directory("resources/lama/data"),
     log:
@@ -43,13 +43,13 @@ rule lpaqa_unpack_lama:
     conda:
         "../../../envs/lama.yaml"
     script:
-        "../../scripts/lpaqa_unpack_lama.py"
+        "../../scripts/lpaqa/lpaqa_unpack_lama.py"
 
 
 rule lpaqa_import_facts:
     input:
         data=lama_data(),
-        code=code("lpaqa_import_facts"),
+        code=code("lpaqa/lpaqa_import_facts"),
     output:
         "results/lpaqa/facts/{dataset}/test.parquet",
     log:
@@ -61,13 +61,13 @@ rule lpaqa_import_facts:
         per_relation=LPAQA["lama"]["per_relation"],
         seed=LPAQA["lama"]["seed"],
     script:
-        "../../scripts/lpaqa_import_facts.py"
+        "../../scripts/lpaqa/lpaqa_import_facts.py"
 
 
 rule lpaqa_manual_prompts:
     input:
         data=lama_data(),
-        code=code("lpaqa_manual_prompts"),
+        code=code("lpaqa/lpaqa_manual_prompts"),
     output:
         "results/lpaqa/prompts/manual.parquet",
     log:
@@ -77,14 +77,14 @@ rule lpaqa_manual_prompts:
     params:
         google_re_templates=settings(LPAQA["lama"]["google_re_templates"]),
     script:
-        "../../scripts/lpaqa_manual_prompts.py"
+        "../../scripts/lpaqa/lpaqa_manual_prompts.py"
 
 
 rule lpaqa_lama_uhn:
     input:
         facts=expand(rules.lpaqa_import_facts.output[0], dataset="trex")[0],
         model=model_dir(uhn_model()) if uhn_model() else left_out_stop("LAMA-UHN"),
-        code=code("lpaqa_lama_uhn"),
+        code=code("lpaqa/lpaqa_lama_uhn"),
     output:
         facts="results/lpaqa/facts/trex_uhn/test.parquet",
         dropped="results/lpaqa/trex_uhn/dropped.csv",
@@ -102,7 +102,7 @@ rule lpaqa_lama_uhn:
         lowercase=LPAQA["uhn"]["lowercase"],
         place_nouns=settings(LPAQA["uhn"]["place_nouns"]),
     script:
-        "../../scripts/lpaqa_lama_uhn.py"
+        "../../scripts/lpaqa/lpaqa_lama_uhn.py"
 
 
 rule lpaqa_demo_corpus:
@@ -113,7 +113,7 @@ rule lpaqa_demo_corpus:
         templates=LPAQA["demo_corpus"]["templates"],
         claims=rules.wikidata_gather.output.claims if LPAQA["trex_train"]["source"] == "wikidata" else [],
         entities=rules.wikidata_gather.output.entities if LPAQA["trex_train"]["source"] == "wikidata" else [],
-        code=code("lpaqa_demo_corpus"),
+        code=code("lpaqa/lpaqa_demo_corpus"),
     output:
         sentences="results/lpaqa/demo/corpus.parquet",
         words="results/lpaqa/demo/words.txt",
@@ -126,7 +126,7 @@ rule lpaqa_demo_corpus:
         holdout=LPAQA["demo_corpus"]["holdout"],
         seed=LPAQA["demo_corpus"]["seed"],
     script:
-        "../../scripts/lpaqa_demo_corpus.py"
+        "../../scripts/lpaqa/lpaqa_demo_corpus.py"
 
 
 # light rules (seconds each, less than a queue wait) stay on the submitting host, which also has

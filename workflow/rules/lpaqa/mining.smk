@@ -7,7 +7,7 @@ rule lpaqa_distant_supervision:
         redirects=rules.lpaqa_wikipedia_redirects.output.redirects,
         entities=rules.wikidata_gather.output.entities,
         facts=rules.lpaqa_trex_train.output.facts,
-        code=code("lpaqa_distant_supervision"),
+        code=code("lpaqa/lpaqa_distant_supervision"),
     output:
         "results/lpaqa/mining/parts/matches-{chunk}.parquet",
     log:
@@ -17,14 +17,14 @@ rule lpaqa_distant_supervision:
     resources:
         **scaled("lpaqa_distant_supervision", "sentences"),
     script:
-        "../../scripts/lpaqa_distant_supervision.py"
+        "../../scripts/lpaqa/lpaqa_distant_supervision.py"
 
 
 rule lpaqa_mine_prompts:
     input:
         matches=expand(rules.lpaqa_distant_supervision.output[0], chunk=wikipedia_chunks()),
         facts=rules.lpaqa_trex_train.output.facts,
-        code=code("lpaqa_mine_prompts"),
+        code=code("lpaqa/lpaqa_mine_prompts"),
     output:
         matches="results/lpaqa/mining/matches.parquet",
         coverage=report_table(
@@ -60,14 +60,14 @@ rule lpaqa_mine_prompts:
         gpu=LPAQA["mining"]["gpu"],
         batch_size=LPAQA["mining"]["batch_size"],
     script:
-        "../../scripts/lpaqa_mine_prompts.py"
+        "../../scripts/lpaqa/lpaqa_mine_prompts.py"
 
 
 rule lpaqa_mine_man_prompts:
     input:
         mine=rules.lpaqa_mine_prompts.output.mine,
         manual=rules.lpaqa_manual_prompts.output[0],
-        code=code("lpaqa_mine_man_prompts"),
+        code=code("lpaqa/lpaqa_mine_man_prompts"),
     output:
         "results/lpaqa/prompts/mine_man.parquet",
     log:
@@ -75,7 +75,7 @@ rule lpaqa_mine_man_prompts:
     conda:
         "../../../envs/lama.yaml"
     script:
-        "../../scripts/lpaqa_mine_man_prompts.py"
+        "../../scripts/lpaqa/lpaqa_mine_man_prompts.py"
 
 
 localrules:

@@ -16,14 +16,14 @@ rule lpaqa_download_xfactr:
     params:
         url=MULTITOKEN["xfactr"]["release"],
     script:
-        "../../scripts/download.py"
+        "../../scripts/shared/download.py"
 
 
 rule lpaqa_unpack_xfactr:
     input:
         archive=rules.lpaqa_download_xfactr.output[0],
         checksums=MULTITOKEN["xfactr"]["checksums"] or [],
-        code=code("lpaqa_unpack_xfactr"),
+        code=code("lpaqa/lpaqa_unpack_xfactr"),
     output:
         directory("resources/lpaqa/xfactr"),
     log:
@@ -31,14 +31,14 @@ rule lpaqa_unpack_xfactr:
     conda:
         "../../../envs/lama.yaml"
     script:
-        "../../scripts/lpaqa_unpack_xfactr.py"
+        "../../scripts/lpaqa/lpaqa_unpack_xfactr.py"
 
 
 rule lpaqa_multitoken_facts:
     input:
         unpack(multitoken_sources),
         test=expand(rules.lpaqa_import_facts.output[0], dataset="trex")[0],
-        code=code("lpaqa_multitoken_facts"),
+        code=code("lpaqa/lpaqa_multitoken_facts"),
     output:
         facts="results/lpaqa/multitoken/facts.parquet",
         dropped="results/lpaqa/multitoken/dropped.csv",
@@ -54,14 +54,14 @@ rule lpaqa_multitoken_facts:
         per_relation=LPAQA["multitoken"]["per_relation"],
         seed=LPAQA["multitoken"]["seed"],
     script:
-        "../../scripts/lpaqa_multitoken_facts.py"
+        "../../scripts/lpaqa/lpaqa_multitoken_facts.py"
 
 
 rule lpaqa_multitoken_object_tokens:
     input:
         facts=rules.lpaqa_multitoken_facts.output.facts,
         model=lambda wildcards: model_dir(wildcards.model),
-        code=code("lpaqa_multitoken_object_tokens"),
+        code=code("lpaqa/lpaqa_multitoken_object_tokens"),
     output:
         "results/lpaqa/multitoken/object_tokens/{model}.parquet",
     log:
@@ -73,7 +73,7 @@ rule lpaqa_multitoken_object_tokens:
     params:
         kind=lambda wildcards: config["models"][wildcards.model]["kind"],
     script:
-        "../../scripts/lpaqa_multitoken_object_tokens.py"
+        "../../scripts/lpaqa/lpaqa_multitoken_object_tokens.py"
 
 
 # Each probed model asks them every way of its kind (closed candidate set, open decoding,
@@ -85,7 +85,7 @@ rule lpaqa_multitoken_probe:
         facts=rules.lpaqa_multitoken_facts.output.facts,
         tokens=rules.lpaqa_multitoken_object_tokens.output[0],
         model=lambda wildcards: model_dir(wildcards.model),
-        code=code("lpaqa_multitoken_probe"),
+        code=code("lpaqa/lpaqa_multitoken_probe"),
     output:
         predictions="results/lpaqa/multitoken/predictions/{model}.parquet",
         selection="results/lpaqa/multitoken/selection/{model}.parquet",
@@ -109,7 +109,7 @@ rule lpaqa_multitoken_probe:
         seed=MULTITOKEN["seed"],
         sample=lambda wildcards: lpaqa_sample(wildcards.model),
     script:
-        "../../scripts/lpaqa_multitoken_probe.py"
+        "../../scripts/lpaqa/lpaqa_multitoken_probe.py"
 
 
 rule lpaqa_multitoken_tables:
@@ -119,7 +119,7 @@ rule lpaqa_multitoken_tables:
         left_out=expand(rules.lpaqa_multitoken_probe.output.left_out, model=MULTITOKEN_MODELS),
         facts=rules.lpaqa_multitoken_facts.output.facts,
         tokens=expand(rules.lpaqa_multitoken_object_tokens.output[0], model=MULTITOKEN_MODELS),
-        code=code("lpaqa_multitoken_tables"),
+        code=code("lpaqa/lpaqa_multitoken_tables"),
     output:
         markdown="results/lpaqa/tables/multitoken.md",
         csv=report_table(
@@ -160,13 +160,13 @@ rule lpaqa_multitoken_tables:
         train_share=MULTITOKEN["train_share"],
         seed=MULTITOKEN["seed"],
     script:
-        "../../scripts/lpaqa_multitoken_tables.py"
+        "../../scripts/lpaqa/lpaqa_multitoken_tables.py"
 
 
 rule lpaqa_multitoken_figure:
     input:
         accuracy=rules.lpaqa_multitoken_tables.output.csv,
-        code=code("lpaqa_multitoken_figure"),
+        code=code("lpaqa/lpaqa_multitoken_figure"),
     output:
         **figure(
             "results/lpaqa/figures/multitoken",
@@ -181,7 +181,7 @@ rule lpaqa_multitoken_figure:
     params:
         prompt_set=MULTITOKEN_SETS[0] if MULTITOKEN_SETS else None,
     script:
-        "../../scripts/lpaqa_multitoken_figure.py"
+        "../../scripts/lpaqa/lpaqa_multitoken_figure.py"
 
 
 localrules:

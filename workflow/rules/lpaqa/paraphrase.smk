@@ -18,14 +18,14 @@ rule lpaqa_download_translator:
         hub_id=lambda wildcards: LPAQA["paraphrase"][wildcards.direction]["hub_id"],
         revision=lambda wildcards: LPAQA["paraphrase"][wildcards.direction]["revision"],
     script:
-        "../../scripts/download_model.py"
+        "../../scripts/shared/download_model.py"
 
 
 rule lpaqa_train_demo_translator:
     input:
         corpus_templates=lambda wildcards: LPAQA["paraphrase"][wildcards.direction]["train"]["corpus_templates"],
         prompts=rules.lpaqa_manual_prompts.output[0],
-        code=code("lpaqa_train_demo_translator"),
+        code=code("lpaqa/lpaqa_train_demo_translator"),
     output:
         directory("results/translators/{direction}"),
     log:
@@ -39,7 +39,7 @@ rule lpaqa_train_demo_translator:
         settings=lambda wildcards: settings(LPAQA["paraphrase"][wildcards.direction]["train"]),
         stand_ins=[LPAQA["paraphrase"]["subject_stand_in"], LPAQA["paraphrase"]["object_stand_in"]],
     script:
-        "../../scripts/lpaqa_train_demo_translator.py"
+        "../../scripts/lpaqa/lpaqa_train_demo_translator.py"
 
 
 rule lpaqa_select_paraphrase_seeds:
@@ -52,7 +52,7 @@ rule lpaqa_select_paraphrase_seeds:
             dataset="trex",
             split="train_dev",
         )[0],
-        code=code("lpaqa_select_paraphrase_seeds"),
+        code=code("lpaqa/lpaqa_select_paraphrase_seeds"),
     output:
         "results/lpaqa/paraphrase/seeds/mine.parquet",
     log:
@@ -60,7 +60,7 @@ rule lpaqa_select_paraphrase_seeds:
     conda:
         "../../../envs/lama.yaml"
     script:
-        "../../scripts/lpaqa_select_paraphrase_seeds.py"
+        "../../scripts/lpaqa/lpaqa_select_paraphrase_seeds.py"
 
 
 rule lpaqa_paraphrase:
@@ -86,13 +86,13 @@ rule lpaqa_paraphrase:
         fairseq_models=[LPAQA["paraphrase"]["fairseq_forward"], LPAQA["paraphrase"]["fairseq_backward"]],
         settings=paraphrase_settings(),
     script:
-        "../../scripts/lpaqa_paraphrase.py"
+        "../../scripts/lpaqa/lpaqa_paraphrase.py"
 
 
 rule lpaqa_paraphrase_stats:
     input:
         stats=expand(rules.lpaqa_paraphrase.output.stats, prompt_set=PARAPHRASE_SETS),
-        code=code("lpaqa_paraphrase_stats"),
+        code=code("lpaqa/lpaqa_paraphrase_stats"),
     output:
         report_table(
             "results/lpaqa/tables/paraphrase_stats.csv",
@@ -106,7 +106,7 @@ rule lpaqa_paraphrase_stats:
     conda:
         "../../../envs/lama.yaml"
     script:
-        "../../scripts/lpaqa_paraphrase_stats.py"
+        "../../scripts/lpaqa/lpaqa_paraphrase_stats.py"
 
 
 localrules:

@@ -14,14 +14,14 @@ rule lpaqa_download_pararel:
     params:
         url=LPAQA["pararel"]["release"],
     script:
-        "../../scripts/download.py"
+        "../../scripts/shared/download.py"
 
 
 rule lpaqa_unpack_pararel:
     input:
         archive=rules.lpaqa_download_pararel.output[0],
         checksums=pararel_checksums(),
-        code=code("lpaqa_unpack_pararel"),
+        code=code("lpaqa/lpaqa_unpack_pararel"),
     output:
         directory("resources/lpaqa/pararel"),
     log:
@@ -29,14 +29,14 @@ rule lpaqa_unpack_pararel:
     conda:
         "../../../envs/lama.yaml"
     script:
-        "../../scripts/lpaqa_unpack_pararel.py"
+        "../../scripts/lpaqa/lpaqa_unpack_pararel.py"
 
 
 rule lpaqa_pararel_prompts:
     input:
         patterns=pararel_patterns(),
         data=lama_data(),
-        code=code("lpaqa_pararel_prompts"),
+        code=code("lpaqa/lpaqa_pararel_prompts"),
     output:
         prompts=LPAQA_PROMPTS.format(prompt_set="pararel"),
         dropped="results/lpaqa/release/pararel.dropped.csv",
@@ -47,7 +47,7 @@ rule lpaqa_pararel_prompts:
     params:
         google_re_relations=settings(LPAQA["google_re_relations"]),
     script:
-        "../../scripts/lpaqa_pararel_prompts.py"
+        "../../scripts/lpaqa/lpaqa_pararel_prompts.py"
 
 
 localrules:

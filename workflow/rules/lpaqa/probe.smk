@@ -29,7 +29,7 @@ rule lpaqa_probe:
         prompt_sets=FIRST_SETS,
         parts=[(dataset, split) for dataset in LPAQA_DATASETS for split in LPAQA_SPLITS],
     script:
-        "../../scripts/lpaqa_probe.py"
+        "../../scripts/lpaqa/lpaqa_probe.py"
 
 
 rule lpaqa_probe_seeded:
@@ -55,13 +55,13 @@ rule lpaqa_probe_seeded:
         prompt_sets=SEEDED_SETS,
         parts=[(dataset, split) for dataset in LPAQA_DATASETS for split in LPAQA_SPLITS],
     script:
-        "../../scripts/lpaqa_probe.py"
+        "../../scripts/lpaqa/lpaqa_probe.py"
 
 
 rule lpaqa_evaluate:
     input:
         probe=LPAQA_PROBE,
-        code=code("lpaqa_evaluate"),
+        code=code("lpaqa/lpaqa_evaluate"),
     output:
         "results/lpaqa/metrics/{model}/{prompt_set}/{dataset}/{split}.parquet",
     log:
@@ -69,14 +69,14 @@ rule lpaqa_evaluate:
     conda:
         "../../../envs/lama.yaml"
     script:
-        "../../scripts/lpaqa_evaluate.py"
+        "../../scripts/lpaqa/lpaqa_evaluate.py"
 
 
 rule lpaqa_majority:
     input:
         facts=rules.lpaqa_filter_facts.output.facts,
         objects=rules.lpaqa_filter_facts.output.majority,
-        code=code("lpaqa_majority"),
+        code=code("lpaqa/lpaqa_majority"),
     output:
         "results/lpaqa/majority/{model}/{dataset}/{split}.parquet",
     log:
@@ -84,7 +84,7 @@ rule lpaqa_majority:
     conda:
         "../../../envs/lama.yaml"
     script:
-        "../../scripts/lpaqa_majority.py"
+        "../../scripts/lpaqa/lpaqa_majority.py"
 
 
 localrules:

@@ -12,7 +12,7 @@ rule lpaqa_refine:
             else left_out_stop("LM-aware refinement")
         ),
         model=model_dir(refine_model()) if refine_model() else left_out_stop("LM-aware refinement"),
-        code=code("lpaqa_refine"),
+        code=code("lpaqa/lpaqa_refine"),
     output:
         prompts="results/lpaqa/prompts/refined.parquet",
         details=report_table(
@@ -34,4 +34,4 @@ rule lpaqa_refine:
         max_rounds=LPAQA["refine"]["max_rounds"],
         max_facts=LPAQA["refine"]["max_facts"],
     script:
-        "../../scripts/lpaqa_refine.py"
+        "../../scripts/lpaqa/lpaqa_refine.py"

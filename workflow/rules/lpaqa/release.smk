@@ -14,13 +14,13 @@ rule lpaqa_download_release:
     params:
         url=LPAQA["release"],
     script:
-        "../../scripts/download.py"
+        "../../scripts/shared/download.py"
 
 
 rule lpaqa_unpack_release:
     input:
         archive=rules.lpaqa_download_release.output[0],
-        code=code("lpaqa_unpack_release"),
+        code=code("lpaqa/lpaqa_unpack_release"),
     output:
         directory("resources/lpaqa/prompt"),
     log:
@@ -28,14 +28,14 @@ rule lpaqa_unpack_release:
     conda:
         "../../../envs/lama.yaml"
     script:
-        "../../scripts/lpaqa_unpack_release.py"
+        "../../scripts/lpaqa/lpaqa_unpack_release.py"
 
 
 rule lpaqa_release_prompts:
     input:
         release=lpaqa_release(),
         data=lama_data(),
-        code=code("lpaqa_release_prompts"),
+        code=code("lpaqa/lpaqa_release_prompts"),
     output:
         prompts="results/lpaqa/prompts/{prompt_set}.parquet",
         dropped="results/lpaqa/release/{prompt_set}.dropped.csv",
@@ -48,7 +48,7 @@ rule lpaqa_release_prompts:
     params:
         google_re_relations=settings(LPAQA["google_re_relations"]),
     script:
-        "../../scripts/lpaqa_release_prompts.py"
+        "../../scripts/lpaqa/lpaqa_release_prompts.py"
 
 
 localrules:

@@ -22,7 +22,7 @@ rule lpaqa_backward:
         top=LPAQA["backward"]["top"],
         parts=[(dataset, split) for dataset in LPAQA_DATASETS for split in LPAQA_SPLITS],
     script:
-        "../../scripts/lpaqa_backward.py"
+        "../../scripts/lpaqa/lpaqa_backward.py"
 
 
 rule lpaqa_selection:
@@ -50,7 +50,7 @@ rule lpaqa_selection:
         score=lambda wildcards: lpaqa_score(wildcards.model),
         backward_top=LPAQA["backward"]["top"],
     script:
-        "../../scripts/lpaqa_selection.py"
+        "../../scripts/lpaqa/lpaqa_selection.py"
 
 
 rule lpaqa_cross_model:
@@ -70,4 +70,4 @@ rule lpaqa_cross_model:
         prompt_sets=CROSS_MODEL_SETS,
         datasets=LPAQA_DATASETS,
     script:
-        "../../scripts/lpaqa_cross_model.py"
+        "../../scripts/lpaqa/lpaqa_cross_model.py"

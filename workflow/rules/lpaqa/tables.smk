@@ -13,7 +13,7 @@ rule lpaqa_tables:
         majority=expand(rules.lpaqa_majority.output[0], model=LPAQA_RUNS, dataset=LPAQA_DATASETS, split="test"),
         dropped=expand(rules.lpaqa_filter_facts.output.dropped, model=LPAQA_RUNS, dataset=LPAQA_DATASETS, split="test"),
         vocab=expand(rules.lpaqa_candidate_ids.output[0], model=LPAQA_RUNS),
-        code=code("lpaqa_tables"),
+        code=code("lpaqa/lpaqa_tables"),
     output:
         markdown="results/lpaqa/tables/baseline.md",
         csv=report_table(
@@ -49,13 +49,13 @@ rule lpaqa_tables:
         runs=[(run, list(pair)) for run, pair in LPAQA_RUN_OF.items()],
         answer_space=LPAQA["probe"]["statement"]["answer_space"],
     script:
-        "../../scripts/lpaqa_tables.py"
+        "../../scripts/lpaqa/lpaqa_tables.py"
 
 
 rule lpaqa_baseline_figure:
     input:
         per_relation=rules.lpaqa_tables.output.per_relation,
-        code=code("lpaqa_baseline_figure"),
+        code=code("lpaqa/lpaqa_baseline_figure"),
     output:
         **figure(
             "results/lpaqa/figures/baseline_per_relation",
@@ -69,7 +69,7 @@ rule lpaqa_baseline_figure:
     conda:
         "../../../envs/lama.yaml"
     script:
-        "../../scripts/lpaqa_baseline_figure.py"
+        "../../scripts/lpaqa/lpaqa_baseline_figure.py"
 
 
 rule lpaqa_paper_tables:
@@ -87,7 +87,7 @@ rule lpaqa_paper_tables:
         refined_from=LPAQA["refine"]["prompt_set"],
         stand_ins=lpaqa_release_stand_ins(),
     script:
-        "../../scripts/lpaqa_paper_tables.py"
+        "../../scripts/lpaqa/lpaqa_paper_tables.py"
 
 
 localrules:
@@ -105,7 +105,7 @@ rule lpaqa_score_tables:
         vocab=expand(rules.lpaqa_candidate_ids.output[0], model=LPAQA_RUNS),
         # the causal runs' tokenizers: each row names the start token its probe read first
         models=[model_dir(lpaqa_model(run)) for run in LPAQA_RUNS if lpaqa_kind(run) == "causal"],
-        code=code("lpaqa_score_tables"),
+        code=code("lpaqa/lpaqa_score_tables"),
     output:
         markdown="results/lpaqa/tables/scores.md",
         csv=report_table(
@@ -138,7 +138,7 @@ rule lpaqa_score_tables:
         prompt_sets=LPAQA_PROMPT_SETS,
         answer_space=LPAQA["probe"]["statement"]["answer_space"],
     script:
-        "../../scripts/lpaqa_score_tables.py"
+        "../../scripts/lpaqa/lpaqa_score_tables.py"
 
 
 localrules:

@@ -13,13 +13,13 @@ rule lpaqa_download_trex_train:
     params:
         url=LPAQA["trex_train"]["lpaqa"],
     script:
-        "../../scripts/download.py"
+        "../../scripts/shared/download.py"
 
 
 rule lpaqa_unpack_trex_train:
     input:
         archive=rules.lpaqa_download_trex_train.output[0],
-        code=code("lpaqa_unpack_trex_train"),
+        code=code("lpaqa/lpaqa_unpack_trex_train"),
     output:
         directory("resources/lpaqa/TREx_train"),
     log:
@@ -27,7 +27,7 @@ rule lpaqa_unpack_trex_train:
     conda:
         "../../../envs/lama.yaml"
     script:
-        "../../scripts/lpaqa_unpack_trex_train.py"
+        "../../scripts/lpaqa/lpaqa_unpack_trex_train.py"
 
 
 rule lpaqa_trex_train:
@@ -48,14 +48,14 @@ rule lpaqa_trex_train:
         seed=LPAQA["trex_train"]["seed"],
         google_re_relations=sorted(set(LPAQA["google_re_relations"].values())) if "google_re" in LPAQA_DATASETS else [],
     script:
-        "../../scripts/lpaqa_trex_train.py"
+        "../../scripts/lpaqa/lpaqa_trex_train.py"
 
 
 rule lpaqa_google_re_train:
     input:
         facts=rules.lpaqa_trex_train.output.facts,
         test=expand(rules.lpaqa_import_facts.output[0], dataset="google_re")[0],
-        code=code("lpaqa_google_re_train"),
+        code=code("lpaqa/lpaqa_google_re_train"),
     output:
         "results/lpaqa/facts/google_re/train_dev.parquet",
     log:
@@ -65,7 +65,7 @@ rule lpaqa_google_re_train:
     params:
         relations=settings(LPAQA["google_re_relations"]),
     script:
-        "../../scripts/lpaqa_google_re_train.py"
+        "../../scripts/lpaqa/lpaqa_google_re_train.py"
 
 
 localrules:

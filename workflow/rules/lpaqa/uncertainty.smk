@@ -29,13 +29,13 @@ rule lpaqa_intervals:
         prompt_sets=LPAQA_PROMPT_SETS,
         datasets=LPAQA_DATASETS,
     script:
-        "../../scripts/lpaqa_intervals.py"
+        "../../scripts/lpaqa/lpaqa_intervals.py"
 
 
 rule lpaqa_intervals_figure:
     input:
         intervals=rules.lpaqa_intervals.output.intervals_csv,
-        code=code("lpaqa_intervals_figure"),
+        code=code("lpaqa/lpaqa_intervals_figure"),
     output:
         **figure(
             "results/lpaqa/figures/intervals",
@@ -49,7 +49,7 @@ rule lpaqa_intervals_figure:
     conda:
         "../../../envs/lama.yaml"
     script:
-        "../../scripts/lpaqa_intervals_figure.py"
+        "../../scripts/lpaqa/lpaqa_intervals_figure.py"
 
 
 rule lpaqa_consistency:
@@ -60,7 +60,7 @@ rule lpaqa_consistency:
             for prompt_set in consistency_sets()
             for dataset in LPAQA_DATASETS
         ],
-        code=code("lpaqa_consistency"),
+        code=code("lpaqa/lpaqa_consistency"),
     output:
         **lpaqa_table_outputs([("consistency", "paraphrase consistency (ParaRel) of each prompt set")]),
         per_relation="results/lpaqa/tables/consistency_per_relation.csv",
@@ -73,7 +73,7 @@ rule lpaqa_consistency:
         reading=LPAQA["consistency"]["reading"],
         uncertainty=uncertainty_settings(),
     script:
-        "../../scripts/lpaqa_consistency.py"
+        "../../scripts/lpaqa/lpaqa_consistency.py"
 
 
 rule lpaqa_calibration:
@@ -99,14 +99,14 @@ rule lpaqa_calibration:
         train_share=LPAQA["trex_train"]["train_share"],
         split_seed=LPAQA["trex_train"]["split_seed"],
     script:
-        "../../scripts/lpaqa_calibration.py"
+        "../../scripts/lpaqa/lpaqa_calibration.py"
 
 
 rule lpaqa_calibration_report:
     input:
         tables=expand(rules.lpaqa_calibration.output.table, model=LPAQA_RUNS),
         bins=expand(rules.lpaqa_calibration.output.bins, model=LPAQA_RUNS),
-        code=code("lpaqa_calibration_report"),
+        code=code("lpaqa/lpaqa_calibration_report"),
     output:
         **lpaqa_table_outputs([("calibration", "calibration: ECE, Brier, answer-space prior, temperature")]),
         **figure(
@@ -121,7 +121,7 @@ rule lpaqa_calibration_report:
     conda:
         "../../../envs/lama.yaml"
     script:
-        "../../scripts/lpaqa_calibration_report.py"
+        "../../scripts/lpaqa/lpaqa_calibration_report.py"
 
 
 localrules:

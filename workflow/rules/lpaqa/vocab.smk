@@ -6,7 +6,7 @@ rule lpaqa_candidate_words:
     input:
         common=common_vocab(),
         models=[model_dir(name) for name in lpaqa_vocab_models()] if LPAQA["vocab"]["mode"] == "intersection" else [],
-        code=code("lpaqa_candidate_words"),
+        code=code("lpaqa/lpaqa_candidate_words"),
     output:
         "results/lpaqa/vocab/words.txt",
     log:
@@ -18,14 +18,14 @@ rule lpaqa_candidate_words:
         models=lpaqa_vocab_models(),
         kinds=[config["models"][name]["kind"] for name in lpaqa_vocab_models()],
     script:
-        "../../scripts/lpaqa_candidate_words.py"
+        "../../scripts/lpaqa/lpaqa_candidate_words.py"
 
 
 rule lpaqa_candidate_ids:
     input:
         words=[] if LPAQA["vocab"]["mode"] == "model" else rules.lpaqa_candidate_words.output[0],
         model=lpaqa_model_input,
-        code=code("lpaqa_candidate_ids"),
+        code=code("lpaqa/lpaqa_candidate_ids"),
     output:
         "results/lpaqa/vocab/{model}.parquet",
     log:
@@ -36,7 +36,7 @@ rule lpaqa_candidate_ids:
         mode=LPAQA["vocab"]["mode"],
         kind=lambda wildcards: lpaqa_kind(wildcards.model),
     script:
-        "../../scripts/lpaqa_candidate_ids.py"
+        "../../scripts/lpaqa/lpaqa_candidate_ids.py"
 
 
 rule lpaqa_filter_facts:
@@ -44,7 +44,7 @@ rule lpaqa_filter_facts:
         facts=LPAQA_FACTS,
         candidates=rules.lpaqa_candidate_ids.output[0],
         model=lpaqa_model_input,
-        code=code("lpaqa_filter_facts"),
+        code=code("lpaqa/lpaqa_filter_facts"),
     output:
         facts="results/lpaqa/filtered/{model}/{dataset}/{split}.parquet",
         dropped="results/lpaqa/filtered/{model}/{dataset}/{split}.dropped.csv",
@@ -61,7 +61,7 @@ rule lpaqa_filter_facts:
         score=lambda wildcards: lpaqa_score(wildcards.model),
         sample=lambda wildcards: lpaqa_sample(wildcards.model),
     script:
-        "../../scripts/lpaqa_filter_facts.py"
+        "../../scripts/lpaqa/lpaqa_filter_facts.py"
 
 
 localrules:

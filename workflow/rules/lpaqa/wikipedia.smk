@@ -20,14 +20,14 @@ rule lpaqa_download_wikipedia:
         ),
         algorithm=LPAQA["wikipedia"]["checksum"],
     script:
-        "../../scripts/download_dump.py"
+        "../../scripts/shared/download_dump.py"
 
 
 rule lpaqa_wikipedia_streams:
     input:
         dump=wikipedia_files()[0],
         index=wikipedia_files()[1] or [],
-        code=code("lpaqa_wikipedia_streams"),
+        code=code("lpaqa/lpaqa_wikipedia_streams"),
     output:
         "results/lpaqa/wikipedia/streams.json",
     log:
@@ -37,14 +37,14 @@ rule lpaqa_wikipedia_streams:
     params:
         chunks=LPAQA["wikipedia"]["chunks"],
     script:
-        "../../scripts/lpaqa_wikipedia_streams.py"
+        "../../scripts/lpaqa/lpaqa_wikipedia_streams.py"
 
 
 rule lpaqa_wikipedia_extract:
     input:
         dump=wikipedia_files()[0],
         streams=rules.lpaqa_wikipedia_streams.output[0],
-        code=code("lpaqa_wikipedia_extract"),
+        code=code("lpaqa/lpaqa_wikipedia_extract"),
     output:
         sentences="results/lpaqa/wikipedia/parts/sentences-{chunk}.parquet",
         redirects="results/lpaqa/wikipedia/parts/redirects-{chunk}.parquet",
@@ -57,7 +57,7 @@ rule lpaqa_wikipedia_extract:
     resources:
         **scaled("lpaqa_wikipedia_extract", "dump", share=1 / LPAQA["wikipedia"]["chunks"]),
     script:
-        "../../scripts/lpaqa_wikipedia_extract.py"
+        "../../scripts/lpaqa/lpaqa_wikipedia_extract.py"
 
 
 rule lpaqa_wikipedia_redirects:
@@ -65,7 +65,7 @@ rule lpaqa_wikipedia_redirects:
         redirects=expand(rules.lpaqa_wikipedia_extract.output.redirects, chunk=wikipedia_chunks()),
         counts=expand(rules.lpaqa_wikipedia_extract.output.counts, chunk=wikipedia_chunks()),
         rejects=expand(rules.lpaqa_wikipedia_extract.output.rejects, chunk=wikipedia_chunks()),
-        code=code("lpaqa_wikipedia_redirects"),
+        code=code("lpaqa/lpaqa_wikipedia_redirects"),
     output:
         redirects="results/lpaqa/wikipedia/redirects.parquet",
         counts="results/lpaqa/mining/extract_counts.csv",
@@ -77,7 +77,7 @@ rule lpaqa_wikipedia_redirects:
     resources:
         **scaled("lpaqa_wikipedia_redirects", "redirects"),
     script:
-        "../../scripts/lpaqa_wikipedia_redirects.py"
+        "../../scripts/lpaqa/lpaqa_wikipedia_redirects.py"
 
 
 localrules:

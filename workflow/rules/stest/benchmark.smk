@@ -14,7 +14,7 @@ rule stest_download_common_vocab:
     params:
         url=STEST["common_vocab"],
     script:
-        "../../scripts/download.py"
+        "../../scripts/shared/download.py"
 
 
 rule stest_download_release:
@@ -28,13 +28,13 @@ rule stest_download_release:
     params:
         url=STEST["released"],
     script:
-        "../../scripts/download.py"
+        "../../scripts/shared/download.py"
 
 
 rule stest_unpack_release:
     input:
         archive=rules.stest_download_release.output[0],
-        code=code("stest_unpack_release"),
+        code=code("stest/stest_unpack_release"),
     output:
         directory("resources/stest/S-TEST"),
     log:
@@ -42,14 +42,14 @@ rule stest_unpack_release:
     conda:
         "../../../envs/lama.yaml"
     script:
-        "../../scripts/stest_unpack_release.py"
+        "../../scripts/stest/stest_unpack_release.py"
 
 
 rule stest_candidate_words:
     input:
         common=stest_common_vocab(),
         models=[model_dir(name) for name in STEST_MODELS],
-        code=code("stest_candidate_words"),
+        code=code("stest/stest_candidate_words"),
     output:
         "results/stest/vocab/words.txt",
     log:
@@ -60,14 +60,14 @@ rule stest_candidate_words:
         models=STEST_MODELS,
         kinds=[config["models"][name]["kind"] for name in STEST_MODELS],
     script:
-        "../../scripts/stest_candidate_words.py"
+        "../../scripts/stest/stest_candidate_words.py"
 
 
 rule stest_candidate_ids:
     input:
         words=rules.stest_candidate_words.output[0],
         model=model_input,
-        code=code("stest_candidate_ids"),
+        code=code("stest/stest_candidate_ids"),
     output:
         "results/stest/vocab/{model}.parquet",
     log:
@@ -77,7 +77,7 @@ rule stest_candidate_ids:
     params:
         kind=lambda wildcards: config["models"][wildcards.model]["kind"],
     script:
-        "../../scripts/stest_candidate_ids.py"
+        "../../scripts/stest/stest_candidate_ids.py"
 
 
 rule stest_build:
@@ -85,7 +85,7 @@ rule stest_build:
         claims=rules.wikidata_gather.output.claims,
         entities=rules.wikidata_gather.output.entities,
         words=rules.stest_candidate_words.output[0],
-        code=code("stest_build"),
+        code=code("stest/stest_build"),
     output:
         triples="results/stest/benchmark/wikidata.parquet",
         rejects="results/stest/benchmark/wikidata.rejects.csv",
@@ -100,13 +100,13 @@ rule stest_build:
         build=settings(STEST["build"]),
         parsed_properties=sorted(config["wikidata"]["properties"]),
     script:
-        "../../scripts/stest_build.py"
+        "../../scripts/stest/stest_build.py"
 
 
 rule stest_import_released:
     input:
         release=stest_release(),
-        code=code("stest_import_released"),
+        code=code("stest/stest_import_released"),
     output:
         triples="results/stest/benchmark/released.parquet",
         rejects="results/stest/benchmark/released.rejects.csv",
@@ -119,7 +119,7 @@ rule stest_import_released:
         per_relation=STEST["released_per_relation"],
         seed=STEST["build"]["seed"],
     script:
-        "../../scripts/stest_import_released.py"
+        "../../scripts/stest/stest_import_released.py"
 
 
 rule stest_demo_corpus:
@@ -127,7 +127,7 @@ rule stest_demo_corpus:
         claims=rules.wikidata_gather.output.claims,
         entities=rules.wikidata_gather.output.entities,
         templates=STEST["demo_corpus"]["templates"] or [],
-        code=code("stest_demo_corpus"),
+        code=code("stest/stest_demo_corpus"),
     output:
         sentences="results/stest/demo/corpus.parquet",
         words="results/stest/demo/words.txt",
@@ -138,7 +138,7 @@ rule stest_demo_corpus:
     params:
         relations=settings(STEST["relations"]),
     script:
-        "../../scripts/stest_demo_corpus.py"
+        "../../scripts/stest/stest_demo_corpus.py"
 
 
 # light rules (seconds each) stay on the submitting host, which also has the network that

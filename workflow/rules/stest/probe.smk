@@ -7,7 +7,7 @@ rule stest_probe:
         triples=stest_triples(),
         candidates=rules.stest_candidate_ids.output[0],
         model=model_input,
-        code=code("stest_probe"),
+        code=code("stest/stest_probe"),
     output:
         STEST_SCORES,
     log:
@@ -25,4 +25,4 @@ rule stest_probe:
         subject=STEST["subject_token"],
         scoring=lambda wildcards: scoring_settings(wildcards.model),
     script:
-        "../../scripts/stest_probe.py"
+        "../../scripts/stest/stest_probe.py"

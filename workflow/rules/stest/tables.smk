@@ -10,7 +10,7 @@ rule stest_tables:
         paper="resources/papers/stest.yaml",
         # the causal models' tokenizers: the tables name the start token each probe read first
         models=[model_dir(name) for name in STEST_MODELS if config["models"][name]["kind"] == "causal"],
-        code=code("stest_tables"),
+        code=code("stest/stest_tables"),
     output:
         **{
             f"{name}_{fmt}": (
@@ -51,14 +51,14 @@ rule stest_tables:
         relations=STEST_RELATIONS,
         compat=STEST["compat"],
     script:
-        "../../scripts/stest_tables.py"
+        "../../scripts/stest/stest_tables.py"
 
 
 rule stest_figures:
     input:
         pr=rules.stest_tables.output.pr,
         paper="resources/papers/stest.yaml",
-        code=code("stest_figures"),
+        code=code("stest/stest_figures"),
     output:
         **figure(
             "results/stest/figures/specificity",
@@ -84,7 +84,7 @@ rule stest_figures:
     params:
         models=STEST_MODELS,
     script:
-        "../../scripts/stest_figures.py"
+        "../../scripts/stest/stest_figures.py"
 
 
 localrules:

@@ -5,7 +5,7 @@
 rule stest_intervals:
     input:
         scores=expand(STEST_SCORES, model=STEST_MODELS),
-        code=code("stest_intervals"),
+        code=code("stest/stest_intervals"),
     output:
         **{
             f"{name}_{fmt}": (
@@ -36,7 +36,7 @@ rule stest_intervals:
         comparisons=settings(STEST["comparisons"]),
         models=STEST_MODELS,
     script:
-        "../../scripts/stest_intervals.py"
+        "../../scripts/stest/stest_intervals.py"
 
 
 localrules:
@@ -46,7 +46,7 @@ localrules:
 rule stest_intervals_figure:
     input:
         intervals=rules.stest_intervals.output.intervals_csv,
-        code=code("stest_intervals_figure"),
+        code=code("stest/stest_intervals_figure"),
     output:
         **figure(
             "results/stest/figures/intervals",
@@ -60,7 +60,7 @@ rule stest_intervals_figure:
     conda:
         "../../../envs/lama.yaml"
     script:
-        "../../scripts/stest_intervals_figure.py"
+        "../../scripts/stest/stest_intervals_figure.py"
 
 
 localrules:
