@@ -49,6 +49,7 @@ import pandas as pd  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow" / "scripts"))
 
 from knowprobe import uncertainty  # noqa: E402
+from knowprobe.uncertainty import bootstrap  # noqa: E402
 
 LPAQA_SETS = 10  # config.yaml: manual and nine others
 LPAQA_RUNS = ["bert-base-cased", "bert-large-cased", "gpt2@next_token"]  # config.yaml's lpaqa.models and scores
@@ -223,7 +224,7 @@ def main() -> None:
     slow = loop_bootstrap(relation, values, args.baseline_replicates, np.random.default_rng(1))
     loop_per_replicate = (time.process_time() - start) / args.baseline_replicates
     start = time.process_time()
-    fast = uncertainty.replicates(uncertainty.clusters_of(relation, values), args.b, np.random.default_rng(1))
+    fast = bootstrap.replicates(bootstrap.clusters_of(relation, values), args.b, np.random.default_rng(1))
     engine_row = time.process_time() - start
     print(f"one T-REx row (41 relations, 34,039 facts), B = {args.b}:")
     print(f"  loop over replicates   {loop_per_replicate * args.b:8.2f} s (timed on {args.baseline_replicates})")

@@ -7,6 +7,7 @@ import pytest
 
 from knowprobe import uncertainty
 from knowprobe.bear import calibration, metrics
+from knowprobe.uncertainty.calibration import ece
 
 
 def test_calibration_over_the_answer_spaces_by_a_plain_recomputation():
@@ -47,7 +48,7 @@ def test_calibration_over_the_answer_spaces_by_a_plain_recomputation():
         share = np.bincount(gold, minlength=p.shape[1]) / len(gold)
         kl.append(sum(s * np.log(s / q) for s, q in zip(share, p.mean(axis=0)) if s > 0))
     assert row["accuracy"] == pytest.approx(100 * np.mean(right))
-    assert row["ece"] == pytest.approx(100 * uncertainty.ece(confidence, right, 10))
+    assert row["ece"] == pytest.approx(100 * ece(confidence, right, 10))
     assert row["brier"] == pytest.approx(np.mean(brier)) and row["prior_kl"] == pytest.approx(np.mean(kl))
     for measure in calibration.MEASURES:
         assert row[f"{measure}_low"] <= row[measure] <= row[f"{measure}_high"], measure

@@ -8,6 +8,7 @@ import pytest
 from knowprobe import uncertainty
 from knowprobe.lpaqa import calibration, consistency, intervals
 from knowprobe.lpaqa.metrics import average_over_relations, p_at_1
+from knowprobe.uncertainty.calibration import brier, calibration_intervals, ece
 
 SETTINGS = uncertainty.Settings(bootstrap=500, seed=3)
 
@@ -128,7 +129,7 @@ def test_default_model_pairs_compare_runs_of_one_score():
 
 
 def probe_table():
-    """3 prompts x 4 subjects of one relation, the hand-worked example of test_uncertainty."""
+    """3 prompts x 4 subjects of one relation, the hand-worked example of tests/uncertainty/test_consistency.py."""
     templates = ["[X] was born in [Y] .", "[X] is a native of [Y] .", "[X] is an [Y] ."]
     objects = ["Paris", "Oslo", "Rome", "Athens"]
     answers = [
@@ -186,10 +187,10 @@ def test_calibration_intervals_recompute_each_measure_from_the_drawn_facts():
         assert summary[measure] == pytest.approx(plain[measure])
         assert summary[f"{measure}_low"] <= summary[measure] <= summary[f"{measure}_high"], measure
     confidence, right = np.concatenate(collected.confidence), np.concatenate(collected.right)
-    found = uncertainty.calibration_intervals(
+    found = calibration_intervals(
         np.concatenate(collected.relations), confidence, right, np.concatenate(collected.brier), 10, 50
     )
-    assert found["ece"].value == pytest.approx(uncertainty.ece(confidence, right, 10))
+    assert found["ece"].value == pytest.approx(ece(confidence, right, 10))
 
 
 def test_calibration_pieces():
@@ -199,6 +200,6 @@ def test_calibration_pieces():
     summary, bins = collected.summary(10)
     assert summary["accuracy"] == 50 and summary["confidence"] == pytest.approx(75)
     assert summary["ece"] == pytest.approx(100 * (abs(1 - 0.7) + abs(0 - 0.8)) / 2)
-    assert summary["brier"] == pytest.approx(uncertainty.brier(np.exp(scores), np.array([0, 1])))
+    assert summary["brier"] == pytest.approx(brier(np.exp(scores), np.array([0, 1])))
     prompts = pd.DataFrame({"dataset": "trex", "relation": "P1", "train_rank": [2, 0, 1]})
     assert calibration.top1_prompt(prompts, "trex", "P1") == 1

@@ -7,6 +7,7 @@ from knowprobe import contracts, uncertainty
 from knowprobe.comps import intervals, tables
 from knowprobe.io import rule_logging, write_csv
 from knowprobe.tables import write_table
+from knowprobe.uncertainty import formatting
 
 with rule_logging(snakemake.log[0]) as log:
     settings = uncertainty.Settings(**snakemake.params.uncertainty)
@@ -32,7 +33,7 @@ with rule_logging(snakemake.log[0]) as log:
         snakemake.output,
         "comparisons",
         summary,
-        uncertainty.comparison_layout(
+        formatting.comparison_layout(
             summary.rename(columns={"properties": "clusters", "subset": "dataset"}), "properties"
         ).rename(columns={"dataset": "subset"}),
         "Paired comparisons of models on each subset: A - B of accuracy (points) on the same pairs, with its "

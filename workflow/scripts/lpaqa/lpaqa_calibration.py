@@ -10,6 +10,7 @@ import torch
 from knowprobe import contracts, uncertainty
 from knowprobe.io import rule_logging, write_csv
 from knowprobe.lpaqa import calibration, probe, selection, trex_train
+from knowprobe.uncertainty.calibration import fit_temperature
 
 with rule_logging(snakemake.log[0]) as log:
     torch.set_num_threads(snakemake.threads)
@@ -50,7 +51,7 @@ with rule_logging(snakemake.log[0]) as log:
         np.pad(part, ((0, 0), (0, width - part.shape[1])), constant_values=-np.inf) for part in train_scores
     ]
     scores, gold = (np.concatenate(train_scores), np.concatenate(train_gold)) if train_scores else (None, None)
-    temperature = uncertainty.fit_temperature(scores, gold) if scores is not None and len(gold) else 1.0
+    temperature = fit_temperature(scores, gold) if scores is not None and len(gold) else 1.0
     log.info("temperature %.3f fitted on %d train facts", temperature, 0 if gold is None else len(gold))
     del train_scores, scores
 

@@ -3,11 +3,12 @@ reliability diagram per run (accuracy against confidence per bin, before and aft
 
 import pandas as pd
 
-from knowprobe import figures, uncertainty
+from knowprobe import figures
 from knowprobe.io import rule_logging
 from knowprobe.lpaqa import calibration
 from knowprobe.lpaqa.tables import DATASET_NAMES
 from knowprobe.tables import write_table
+from knowprobe.uncertainty import formatting
 
 with rule_logging(snakemake.log[0]) as log:
     table = pd.concat([pd.read_csv(path) for path in snakemake.input.tables], ignore_index=True)
@@ -16,7 +17,7 @@ with rule_logging(snakemake.log[0]) as log:
     formats = {"accuracy": 1, "confidence": 1, "ece": 1, "brier": 3, "prior_kl": 3}
     cells = {
         measure: [
-            uncertainty.cell(row[measure], row[f"{measure}_low"], row[f"{measure}_high"], digits)
+            formatting.cell(row[measure], row[f"{measure}_low"], row[f"{measure}_high"], digits)
             for row in table.to_dict("records")
         ]
         for measure, digits in formats.items()

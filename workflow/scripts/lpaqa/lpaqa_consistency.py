@@ -10,6 +10,7 @@ from knowprobe.lpaqa import consistency
 from knowprobe.lpaqa.paper import SET_NAMES
 from knowprobe.lpaqa.tables import DATASET_NAMES
 from knowprobe.tables import write_table
+from knowprobe.uncertainty import formatting
 
 CAPTIONS = {
     "pararel": "Paraphrase consistency (%) as ParaRel's code computes it (reading pararel): per relation, the "
@@ -54,7 +55,7 @@ with rule_logging(snakemake.log[0]) as log:
     long = pd.DataFrame(rows)
     cells = {
         measure: [
-            uncertainty.cell(r[measure], r[f"{measure}_low"], r[f"{measure}_high"]) for r in long.to_dict("records")
+            formatting.cell(r[measure], r[f"{measure}_low"], r[f"{measure}_high"]) for r in long.to_dict("records")
         ]
         for measure in measures
     }

@@ -7,6 +7,7 @@ from knowprobe import contracts, uncertainty
 from knowprobe.io import rule_logging, write_csv
 from knowprobe.stest import intervals
 from knowprobe.tables import write_table
+from knowprobe.uncertainty import formatting
 
 with rule_logging(snakemake.log[0]) as log:
     settings = uncertainty.Settings(**snakemake.params.uncertainty)
@@ -32,7 +33,7 @@ with rule_logging(snakemake.log[0]) as log:
         snakemake.output,
         "comparisons",
         summary,
-        uncertainty.comparison_layout(summary.rename(columns={"relations": "clusters"}), "relations"),
+        formatting.comparison_layout(summary.rename(columns={"relations": "clusters"}), "relations"),
         "Paired comparisons (model, measure, method, mode): A - B of p_r (points) on the triples both count, "
         "with its paired bootstrap interval, and the relations where A or B is better by McNemar's exact test "
         f"at {settings.alpha:g} after Holm's correction." + how,

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .. import uncertainty
+from ..uncertainty import bootstrap, calibration, formatting
 from .metrics import KEYS
 
 MEASURES = ("accuracy", "confidence", "ece", "brier", "prior_kl")
@@ -44,7 +45,7 @@ def calibration_table(
     prior's KL) with ``<measure>_low`` and ``_high``, relations and instances."""
     collected = {}
     for (model, template, relation), matrix, gold, right in relation_matrices(scores, predicted):
-        p = uncertainty.softmax(matrix)
+        p = calibration.softmax(matrix)
         gold = gold.astype(np.int64)
         entry = collected.setdefault(
             (model, template), {"relation": [], "confidence": [], "right": [], "brier": [], "kl": []}
@@ -54,19 +55,19 @@ def calibration_table(
         entry["confidence"].append(p.max(axis=1))
         entry["right"].append(right)
         entry["brier"].append((p**2).sum(axis=1) - 2 * gold_p + 1)
-        entry["kl"].append(uncertainty.prior_kl(p, gold))
+        entry["kl"].append(calibration.prior_kl(p, gold))
     rows = []
     for (model, template), entry in collected.items():
         relation = np.concatenate(entry["relation"])
         confidence, right = np.concatenate(entry["confidence"]), np.concatenate(entry["right"])
         brier = np.concatenate(entry["brier"])
-        rng = uncertainty.stream(settings.seed, "bear calibration", model, str(template))
-        found = uncertainty.calibration_intervals(
+        rng = bootstrap.stream(settings.seed, "bear calibration", model, str(template))
+        found = calibration.calibration_intervals(
             relation, confidence, right, brier, bins, settings.bootstrap, rng, settings.min_clusters
         )
         kl = np.asarray(entry["kl"])
-        rng = uncertainty.stream(settings.seed, "bear prior_kl", model, str(template))
-        found["prior_kl"] = uncertainty.cluster_interval(
+        rng = bootstrap.stream(settings.seed, "bear prior_kl", model, str(template))
+        found["prior_kl"] = bootstrap.cluster_interval(
             np.arange(len(kl)).astype(str), kl, settings.bootstrap, rng, settings.min_clusters
         )
         row = {"model": model, "template": template}
@@ -84,7 +85,7 @@ def layout(table: pd.DataFrame) -> pd.DataFrame:
     digits = {"accuracy": 1, "confidence": 1, "ece": 1, "brier": 3, "prior_kl": 3}
     cells = {
         measure: [
-            uncertainty.cell(r[measure], r[f"{measure}_low"], r[f"{measure}_high"], d) for r in table.to_dict("records")
+            formatting.cell(r[measure], r[f"{measure}_low"], r[f"{measure}_high"], d) for r in table.to_dict("records")
         ]
         for measure, d in digits.items()
     }

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .. import uncertainty
+from ..uncertainty import bootstrap, formatting, paired
 
 SCORE = "BEAR score"
 GROUP = ["model", "measure"]
@@ -59,8 +60,8 @@ def interval_table(frame: pd.DataFrame, settings: uncertainty.Settings, ddof: in
     """A row per model and measure (the BEAR score, each template's accuracy): the value (%) with its
     interval, the relations (clusters) and instances; the BEAR score's row has the templates and
     their standard error (the leaderboard's "±", ``std(ddof) / sqrt(templates)``)."""
-    table = uncertainty.interval_rows(frame, GROUP, "relation", "correct", settings, pooled=True)
-    out = uncertainty.in_percent(table, GROUP, "accuracy", "relations", "instances")
+    table = bootstrap.interval_rows(frame, GROUP, "relation", "correct", settings, pooled=True)
+    out = formatting.in_percent(table, GROUP, "accuracy", "relations", "instances")
     templates = out[out["measure"] != SCORE].groupby("model", sort=False)["accuracy"]
     count = templates.size()
     sem = templates.std(ddof=ddof) / np.sqrt(count)
@@ -75,7 +76,7 @@ def layout(table: pd.DataFrame) -> pd.DataFrame:
         {
             "model": table["model"],
             "measure": table["measure"],
-            "accuracy": [uncertainty.cell(r.accuracy, r.low, r.high) for r in table.itertuples()],
+            "accuracy": [formatting.cell(r.accuracy, r.low, r.high) for r in table.itertuples()],
             "± sem over templates": ["" if np.isnan(r.sem) else f"{r.sem:.1f}" for r in table.itertuples()],
             "relations": [
                 r.relations if not r.note else f"{r.relations} (too few for an interval)" for r in table.itertuples()
@@ -129,12 +130,12 @@ def comparisons(frame: pd.DataFrame, model_pairs, settings: uncertainty.Settings
         if score_a is None or score_b is None:
             continue
         joined = score_a.merge(score_b, on=["relation", "instance"], suffixes=("_a", "_b"))
-        found = uncertainty.paired_interval(
+        found = paired.paired_interval(
             joined["relation"],
             joined["correct_a"],
             joined["correct_b"],
             settings.bootstrap,
-            uncertainty.stream(settings.seed, "paired", a, b, SCORE),
+            bootstrap.stream(settings.seed, "paired", a, b, SCORE),
             settings.min_clusters,
             pooled=True,
         )
@@ -156,7 +157,7 @@ def comparisons(frame: pd.DataFrame, model_pairs, settings: uncertainty.Settings
         )
         measures = [m for m in dict.fromkeys(frame["measure"]) if m != SCORE]
         pairs = [((a, m), (b, m)) for m in measures]
-        part, per_relation = uncertainty.comparison_table(
+        part, per_relation = paired.comparison_table(
             groups,
             pairs,
             lambda key: key[1],
@@ -186,7 +187,7 @@ def comparison_layout(summary: pd.DataFrame) -> pd.DataFrame:
             "A": summary["A"],
             "B": summary["B"],
             "measure": summary["measure"],
-            "A - B (points)": [uncertainty.cell(r.difference, r.low, r.high) for r in summary.itertuples()],
+            "A - B (points)": [formatting.cell(r.difference, r.low, r.high) for r in summary.itertuples()],
             "relations": [
                 r.relations if "fewer than" not in r.note else f"{r.relations} (too few for an interval)"
                 for r in summary.itertuples()
@@ -202,7 +203,7 @@ def headlines(table: pd.DataFrame) -> list[str]:
     the standard error over templates (the leaderboard's "±")."""
     lines = []
     for row in table[table["measure"] == SCORE].itertuples():
-        interval = uncertainty.cell(row.accuracy, row.low, row.high)
+        interval = formatting.cell(row.accuracy, row.low, row.high)
         extent = f"{row.relations} relations" + (", too few for an interval" if row.note else ", 95% interval")
         lines.append(
             f"{row.model}: BEAR score {interval}% ({extent}; ± {row.sem:.1f} sem over {row.templates} templates)"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import uncertainty
+from ..uncertainty import bootstrap, formatting, paired
 from .metrics import correct
 from .tables import SUBSET_NAMES
 
@@ -22,8 +23,8 @@ def items(scored_pairs: pd.DataFrame) -> pd.DataFrame:
 
 
 def interval_table(pairs: pd.DataFrame, settings: uncertainty.Settings) -> pd.DataFrame:
-    table = uncertainty.interval_rows(pairs, GROUP, "property", "correct", settings, pooled=True)
-    return uncertainty.in_percent(table, GROUP, "accuracy", "properties", "pairs")
+    table = bootstrap.interval_rows(pairs, GROUP, "property", "correct", settings, pooled=True)
+    return formatting.in_percent(table, GROUP, "accuracy", "properties", "pairs")
 
 
 def layout(table: pd.DataFrame) -> pd.DataFrame:
@@ -31,7 +32,7 @@ def layout(table: pd.DataFrame) -> pd.DataFrame:
         {
             "model": table["model"],
             "subset": table["subset"].map(lambda s: SUBSET_NAMES.get(s, s)),
-            "accuracy": [uncertainty.cell(r.accuracy, r.low, r.high) for r in table.itertuples()],
+            "accuracy": [formatting.cell(r.accuracy, r.low, r.high) for r in table.itertuples()],
             "properties": [
                 r.properties if not r.note else f"{r.properties} (too few for an interval)" for r in table.itertuples()
             ],
@@ -64,7 +65,7 @@ def default_comparisons(pairs: pd.DataFrame, config: dict, models: list[str]) ->
 
 def comparisons(pairs: pd.DataFrame, model_pairs, settings: uncertainty.Settings):
     groups = dict(tuple(pairs.groupby(GROUP, sort=False)))
-    summary, tests = uncertainty.comparison_table(
+    summary, tests = paired.comparison_table(
         groups,
         model_pairs,
         lambda key: SUBSET_NAMES.get(key[1], key[1]),
@@ -85,7 +86,7 @@ def headlines(table: pd.DataFrame) -> list[str]:
     lines = []
     for model, rows in table.groupby("model", sort=False):
         cells = ", ".join(
-            f"{SUBSET_NAMES.get(r.subset, r.subset)} {uncertainty.cell(r.accuracy, r.low, r.high)}"
+            f"{SUBSET_NAMES.get(r.subset, r.subset)} {formatting.cell(r.accuracy, r.low, r.high)}"
             for r in rows.itertuples()
         )
         lines.append(f"{model}: {cells} (accuracy %, 95% interval over properties; chance 50)")

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .. import uncertainty
+from ..uncertainty import bootstrap, calibration
 
 # what p(c) is under each score of lpaqa.probe.scores, as the calibration rows state it
 SCORE_DISTRIBUTIONS = {
@@ -38,13 +39,13 @@ class Collected:
     relations: list = field(default_factory=list)
 
     def add(self, scores: np.ndarray, gold: np.ndarray, temperature: float = 1.0, relation: str = "") -> None:
-        p = uncertainty.softmax(scores, temperature)
+        p = calibration.softmax(scores, temperature)
         self.relations.append(np.full(len(gold), relation, dtype=object))
         self.confidence.append(p.max(axis=1))
         gold_p = p[np.arange(len(gold)), gold]
         self.right.append(gold_p >= p.max(axis=1))
         self.brier.append((p**2).sum(axis=1) - 2 * gold_p + 1)
-        self.kl.append(uncertainty.prior_kl(p, gold))
+        self.kl.append(calibration.prior_kl(p, gold))
 
     def summary(self, bins: int, settings: uncertainty.Settings | None = None, key: tuple = ()) -> tuple[dict, dict]:
         """The measures (accuracy, confidence and ECE in %) and the reliability bins; with
@@ -57,26 +58,26 @@ class Collected:
             "relations": len(self.kl),
             "accuracy": 100 * right.mean(),
             "confidence": 100 * confidence.mean(),
-            "ece": 100 * uncertainty.ece(confidence, right, bins),
+            "ece": 100 * calibration.ece(confidence, right, bins),
             "brier": float(brier.mean()),
             "prior_kl": float(np.mean(self.kl)),
         }
         if settings is not None:
             relations = np.concatenate(self.relations)
-            rng = uncertainty.stream(settings.seed, "calibration", *key)
-            found = uncertainty.calibration_intervals(
+            rng = bootstrap.stream(settings.seed, "calibration", *key)
+            found = calibration.calibration_intervals(
                 relations, confidence, right, brier, bins, settings.bootstrap, rng, settings.min_clusters
             )
-            rng = uncertainty.stream(settings.seed, "prior_kl", *key)
+            rng = bootstrap.stream(settings.seed, "prior_kl", *key)
             names = np.arange(len(self.kl)).astype(str)  # each relation a cluster of its one value
-            found["prior_kl"] = uncertainty.cluster_interval(
+            found["prior_kl"] = bootstrap.cluster_interval(
                 names, np.asarray(self.kl), settings.bootstrap, rng, settings.min_clusters
             )
             for measure in MEASURES:
                 scale = 100 if measure in ("accuracy", "confidence", "ece") else 1
                 out[f"{measure}_low"] = scale * found[measure].low
                 out[f"{measure}_high"] = scale * found[measure].high
-        return out, uncertainty.reliability(confidence, right, bins)
+        return out, calibration.reliability(confidence, right, bins)
 
 
 def top1_prompt(prompts: pd.DataFrame, dataset: str, relation: str) -> int:
@@ -88,5 +89,5 @@ def top1_prompt(prompts: pd.DataFrame, dataset: str, relation: str) -> int:
 
 
 def train_sample(n: int, relation: str, seed: int = 0) -> np.ndarray:
-    rng = uncertainty.stream(seed, "calibration", relation)
+    rng = bootstrap.stream(seed, "calibration", relation)
     return np.sort(rng.permutation(n)[:MAX_TRAIN_FACTS])

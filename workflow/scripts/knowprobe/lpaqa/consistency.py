@@ -5,7 +5,7 @@ candidate) agree, right or wrong, per relation, then averaged over relations;
 beside it the share of subjects all of whose prompts are right (consistent accuracy) and all of
 whose prompts agree. With ``article_rule``, ParaRel's rule: a prompt whose "a"/"an" before [Y]
 disagrees with the gold object is skipped for that fact. Two readings
-(``uncertainty.subject_rows``): ``pararel``, as ParaRel's code computes them (the default), and
+(``consistency.subject_rows``): ``pararel``, as ParaRel's code computes them (the default), and
 ``per_subject``, each subject's share averaged. Relations with one prompt do not enter. The
 measures are knowprobe.uncertainty's."""
 
@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .. import uncertainty
+from ..uncertainty import bootstrap, consistency
 from .metrics import relation_grid
 
 
@@ -26,7 +27,7 @@ def relation_arrays(table: pd.DataFrame, relation: str, article_rule: bool = Tru
     kept = np.ones(answers.shape, dtype=bool)
     if article_rule:
         templates, objects = prompts["template"].to_numpy(), facts["obj_label"].to_numpy()
-        kept = np.array([[not uncertainty.article_mismatch(t, o) for t in templates] for o in objects], dtype=bool)
+        kept = np.array([[not consistency.article_mismatch(t, o) for t in templates] for o in objects], dtype=bool)
         kept = kept.reshape(answers.shape)
     return answers, right, kept
 
@@ -57,42 +58,42 @@ def relation_subjects(table: pd.DataFrame, article_rule: bool = True):
 
 def prompt_set_consistency(table: pd.DataFrame, article_rule: bool = True, reading: str = "pararel"):
     """ParaRel's measures of one probe table (one model, prompt set, dataset) under ``reading``
-    (``uncertainty.subject_rows``: ParaRel's code by default): the totals
-    (``uncertainty.Consistency``) and one row per relation with two prompts or more."""
+    (``consistency.subject_rows``: ParaRel's code by default): the totals
+    (``consistency.Consistency``) and one row per relation with two prompts or more."""
     found = relation_subjects(table, article_rule)
     if found is None:
-        return uncertainty.Consistency(np.nan, np.nan, np.nan, 0, 0, 0, reading), pd.DataFrame()
+        return consistency.Consistency(np.nan, np.nan, np.nan, 0, 0, 0, reading), pd.DataFrame()
     cluster_ids, answers, right, kept, present, skipped = found
-    total, per = uncertainty.consistency(cluster_ids, answers, right, kept, present, reading)
-    total = uncertainty.Consistency(**{**total.__dict__, "skipped": skipped})
+    total, per = consistency.consistency(cluster_ids, answers, right, kept, present, reading)
+    total = consistency.Consistency(**{**total.__dict__, "skipped": skipped})
     return total, pd.DataFrame(per).rename(columns={"cluster": "relation"})
 
 
 def consistency_intervals(
     table: pd.DataFrame, settings: uncertainty.Settings, article_rule: bool = True, reading: str = "pararel"
-) -> dict[str, uncertainty.Interval]:
+) -> dict[str, bootstrap.Interval]:
     """The 95% intervals of the three measures (relations, then subjects; the two-stage cluster
     bootstrap, each measure from a stream of its own): consistency under ``pararel`` is each
-    relation's pooled ratio (``uncertainty.ratio_interval``), every other measure a mean over
-    relations of the mean over the subjects that enter it (``uncertainty.cluster_interval``)."""
+    relation's pooled ratio (``consistency.ratio_interval``), every other measure a mean over
+    relations of the mean over the subjects that enter it (``bootstrap.cluster_interval``)."""
     found = relation_subjects(table, article_rule)
     if found is None:
         return {}
     cluster_ids, answers, right, kept, present, _ = found
-    rows = uncertainty.subject_rows(answers, right, kept, present, reading)
+    rows = consistency.subject_rows(answers, right, kept, present, reading)
     out = {}
     key = (reading, str(article_rule), str(len(table)))
     if reading == "pararel":
-        rng = uncertainty.stream(settings.seed, "consistency", *key)
-        out["consistency"] = uncertainty.ratio_interval(
+        rng = bootstrap.stream(settings.seed, "consistency", *key)
+        out["consistency"] = consistency.ratio_interval(
             cluster_ids, rows["agreeing"], rows["pairs"], settings.bootstrap, rng, settings.min_clusters
         )
     for measure in ("share", "all_right", "all_agree") if reading == "per_subject" else ("all_right", "all_agree"):
         values = rows[measure]
         enter = ~np.isnan(values)
-        rng = uncertainty.stream(settings.seed, measure, *key)
+        rng = bootstrap.stream(settings.seed, measure, *key)
         name = {"share": "consistency", "all_right": "consistent_accuracy", "all_agree": "all_agree"}[measure]
-        out[name] = uncertainty.cluster_interval(
+        out[name] = bootstrap.cluster_interval(
             cluster_ids[enter], values[enter], settings.bootstrap, rng, settings.min_clusters
         )
     return out

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 import pandas as pd
 
 from .. import uncertainty
+from ..uncertainty import bootstrap, formatting, paired
 from .paper import MAIN_METHODS, SET_NAMES
 from .tables import DATASET_NAMES, dataset_order
 
@@ -34,12 +35,12 @@ def headline_facts(method_facts: pd.DataFrame, majority: pd.DataFrame, prompt_se
 def interval_table(facts: pd.DataFrame, settings: uncertainty.Settings, draws: list | None = None) -> pd.DataFrame:
     """Per headline row: micro and macro P@1 (%) with their 95% intervals, relations and facts.
     The rows on the same facts (every method, prompt set and model of a test set whose filtered
-    facts agree) are resampled together (``uncertainty.shared_interval_rows``); pass a list as
+    facts agree) are resampled together (``bootstrap.shared_interval_rows``); pass a list as
     ``draws`` to receive the micro replicates, which ``comparisons`` reuses."""
-    micro, shared = uncertainty.shared_interval_rows(facts, KEYS, "relation", "fact_id", "correct", settings)
+    micro, shared = bootstrap.shared_interval_rows(facts, KEYS, "relation", "fact_id", "correct", settings)
     if draws is not None:
         draws.append(shared)
-    macro, _ = uncertainty.shared_interval_rows(
+    macro, _ = bootstrap.shared_interval_rows(
         facts, KEYS, "relation", "fact_id", "correct", settings, objects="obj_label"
     )
     table = micro.merge(macro, on=KEYS, suffixes=("", "_macro"))
@@ -57,7 +58,7 @@ def interval_table(facts: pd.DataFrame, settings: uncertainty.Settings, draws: l
     return out.sort_values("dataset", key=lambda d: d.map(dataset_order), kind="stable").reset_index(drop=True)
 
 
-cell = uncertainty.cell
+cell = formatting.cell
 
 
 def dataset_name(dataset: str) -> str:
@@ -117,7 +118,7 @@ def comparisons(
     facts: pd.DataFrame,
     pairs: list[tuple[tuple, tuple]],
     settings: uncertainty.Settings,
-    shared: uncertainty.SharedDraws | None = None,
+    shared: bootstrap.SharedDraws | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per pair and dataset: the difference of micro P@1 (A - B, points) with its paired
     interval, and the relations where A or B is better (McNemar, Holm) or neither; and the
@@ -126,7 +127,7 @@ def comparisons(
     groups = dict(tuple(facts.groupby(["model", "prompts", "method", "dataset"], sort=False)))
     datasets = sorted(facts["dataset"].unique(), key=dataset_order)
     keyed = [((*a, dataset), (*b, dataset)) for a, b in pairs for dataset in datasets]
-    summary, tests = uncertainty.comparison_table(
+    summary, tests = paired.comparison_table(
         groups,
         keyed,
         lambda key: dataset_name(key[-1]),
@@ -142,7 +143,7 @@ def comparisons(
 
 
 def comparison_layout(summary: pd.DataFrame) -> pd.DataFrame:
-    return uncertainty.comparison_layout(summary.rename(columns={"relations": "clusters"}), "relations")
+    return formatting.comparison_layout(summary.rename(columns={"relations": "clusters"}), "relations")
 
 
 def headlines(intervals: pd.DataFrame, first: Iterable[str] = ()) -> list[str]:

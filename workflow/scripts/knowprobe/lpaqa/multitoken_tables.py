@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .. import uncertainty
+from ..uncertainty import bootstrap, formatting, paired
 
 BUCKETS = ("1", "2", "3", "≥4")  # the gold object's token count
 ALL = "all"
@@ -93,12 +94,12 @@ def with_intervals(table: pd.DataFrame, rows: pd.DataFrame, settings: uncertaint
     every row on the same facts (methods and prompt sets of a model; models on one bucket's facts
     where their buckets agree) resampled together. ``rows``: every model's selected test rows
     (``selected_rows``, with ``model``). Returns the table and the macro exact-match replicates
-    (``uncertainty.SharedDraws`` of the ``all`` rows), which ``comparisons`` reuses."""
+    (``bootstrap.SharedDraws`` of the ``all`` rows), which ``comparisons`` reuses."""
     long = bucketed(rows)
     shared = None
     for column, kind in STATISTICS:
         rule = column.split("_", 1)[1]
-        found, drawn = uncertainty.shared_interval_rows(
+        found, drawn = bootstrap.shared_interval_rows(
             long, KEYS, "relation", "fact_id", f"correct_{rule}", settings, pooled=kind == "micro"
         )
         if column == "macro_exact":
@@ -139,7 +140,7 @@ def comparisons(rows: pd.DataFrame, pairs, settings: uncertainty.Settings, share
     long = long[long["tokens"] == ALL]
     groups = {(*key, ALL): frame for key, frame in long.groupby(["model", "method", "prompt_set"], sort=False)}
     keyed = [((*a, ALL), (*b, ALL)) for a, b in pairs]
-    summary, tests = uncertainty.comparison_table(
+    summary, tests = paired.comparison_table(
         groups,
         keyed,
         lambda key: "",
@@ -155,7 +156,7 @@ def comparisons(rows: pd.DataFrame, pairs, settings: uncertainty.Settings, share
 
 
 def comparison_layout(summary: pd.DataFrame) -> pd.DataFrame:
-    return uncertainty.comparison_layout(summary.rename(columns={"relations": "clusters"}), "relations")
+    return formatting.comparison_layout(summary.rename(columns={"relations": "clusters"}), "relations")
 
 
 def accuracy_layout(table: pd.DataFrame) -> pd.DataFrame:

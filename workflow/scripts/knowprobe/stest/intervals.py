@@ -8,6 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import uncertainty
+from ..uncertainty import bootstrap, formatting, paired
 from .metrics import KEYS, wins
 
 GROUP = KEYS[:-1]  # model, measure, method, mode
@@ -20,13 +21,13 @@ def items(scores: pd.DataFrame) -> pd.DataFrame:
 
 
 def interval_table(triples: pd.DataFrame, settings: uncertainty.Settings) -> pd.DataFrame:
-    table = uncertainty.interval_rows(triples, GROUP, "relation", "success", settings)
-    return uncertainty.in_percent(table, GROUP, "p_r", "relations", "triples")
+    table = bootstrap.interval_rows(triples, GROUP, "relation", "success", settings)
+    return formatting.in_percent(table, GROUP, "p_r", "relations", "triples")
 
 
 def layout(table: pd.DataFrame) -> pd.DataFrame:
     return table[GROUP].assign(
-        p_r=[uncertainty.cell(r.p_r, r.low, r.high) for r in table.itertuples()],
+        p_r=[formatting.cell(r.p_r, r.low, r.high) for r in table.itertuples()],
         relations=[
             r.relations if not r.note else f"{r.relations} (too few for an interval)" for r in table.itertuples()
         ],
@@ -76,9 +77,7 @@ def comparisons(triples: pd.DataFrame, pairs, settings: uncertainty.Settings):
     """Per pair: the difference of p_r (points) with its paired interval over the triples both
     count, and the relations where either is better (McNemar, Holm)."""
     groups = dict(tuple(triples.assign(item=triples["relation"] + "/" + triples["sub_uri"]).groupby(GROUP, sort=False)))
-    summary, tests = uncertainty.comparison_table(
-        groups, pairs, lambda key: "", "relation", "item", "success", settings
-    )
+    summary, tests = paired.comparison_table(groups, pairs, lambda key: "", "relation", "item", "success", settings)
     return summary.rename(columns={"clusters": "relations", "items": "triples"}), tests.rename(
         columns={"cluster": "relation"}
     )
@@ -95,7 +94,7 @@ def headlines(table: pd.DataFrame) -> list[str]:
         if mode is None:
             continue
         row = rows.loc[mode]
-        interval = uncertainty.cell(row.p_r, row.low, row.high)
+        interval = formatting.cell(row.p_r, row.low, row.high)
         extent = f"{row.relations} relations" + (", too few for an interval" if row.note else ", 95% interval")
         lines.append(f"{model}: p_r {interval}% (vanilla prompts, average; {extent})")
     return lines
