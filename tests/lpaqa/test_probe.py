@@ -181,6 +181,20 @@ def test_hidden_states_round_trip_and_are_checked_against_their_table(tmp_path, 
         probe.read_hidden(tmp_path / "other.safetensors", 3)
 
 
+def test_hidden_states_of_equal_values_are_equal_bytes(tmp_path):
+    """safetensors writes its metadata in a hash map's order, which changes from one write to the
+    next: a rerun's hidden states (and their recorded SHA-256) differed from the last run's though
+    every value was equal. Written here 20 times, they are one file."""
+    hidden = torch.arange(24, dtype=torch.float32).reshape(6, 4)
+    files = set()
+    for number in range(20):
+        path = tmp_path / f"{number}.hidden.safetensors"
+        probe.write_hidden(hidden, path, 6)
+        assert torch.equal(probe.read_hidden(path, 6), hidden)
+        files.add(path.read_bytes())
+    assert len(files) == 1
+
+
 @pytest.mark.parametrize("damage", ["flip", "truncate"])
 def test_hidden_states_damaged_after_they_were_written_are_one_line_naming_the_file(
     tmp_path, tiny_bert, wordpiece_tokenizer, damage

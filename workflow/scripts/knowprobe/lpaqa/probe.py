@@ -58,6 +58,27 @@ def write_hidden(hidden, path, rows: int) -> None:
     metadata = {"knowprobe.contract": HIDDEN_CONTRACT, "knowprobe.version": VERSION, "rows": str(rows)}
     with atomic_path(path, digest=True) as tmp:
         save_file({"hidden": hidden.contiguous()}, str(tmp), metadata=metadata)
+        sort_header(tmp)
+
+
+def sort_header(path) -> None:
+    """A safetensors file's JSON header rewritten in place with its keys sorted. safetensors writes
+    the metadata from a hash map whose order changes from one write to the next (the same tensor
+    and metadata gave 6 different files in 20 writes), so a rerun's hidden states and their
+    recorded SHA-256 differed from the last run's though every value was equal; sorted, a file's
+    bytes follow from its content. The header keeps its length (the same keys and values, padded
+    with blanks as safetensors pads it), so the tensors' offsets stay valid."""
+    import json
+    import struct
+
+    with open(path, "r+b") as handle:
+        (length,) = struct.unpack("<Q", handle.read(8))
+        header = json.loads(handle.read(length))
+        text = json.dumps(header, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        if len(text) > length:  # the writer's own header is as compact as this one; never expected
+            raise KnowprobeError(f"{path}: its safetensors header ({length} bytes) cannot be rewritten sorted")
+        handle.seek(8)
+        handle.write(text.ljust(length, b" "))
 
 
 @contextlib.contextmanager
