@@ -372,6 +372,12 @@ def smk_rules():
             yield smk, name, body
 
 
+def rule_script(smk: Path, body: str) -> Path | None:
+    """The script a rule runs (``script:``, resolved from its rule file), or None."""
+    script = re.search(r'^\s*script:\s*\n\s*"([^"]+)"', body, re.M)
+    return (smk.parent / script.group(1)).resolve() if script else None
+
+
 # --- the workflow, run on copies of the project -------------------------------------------------
 
 # The suite's shared demo run is the demo's tiny models alone: ./knowprobe.sh demo layers

@@ -15,7 +15,7 @@ import yaml
 from knowprobe import config as knowprobe_config
 from knowprobe import provenance
 
-from conftest import ROOT, smk_rules
+from conftest import ROOT, rule_script, smk_rules
 
 # conda-forge names that differ from the distribution's name on PyPI
 CONDA_NAMES = {"pytorch": "torch", "matplotlib-base": "matplotlib"}
@@ -33,11 +33,11 @@ def script_rules():
     config = knowprobe_config.validate(yaml.safe_load((ROOT / "config.yaml").read_text()))
     for smk, name, body in smk_rules():
         conda = re.search(r"^\s*conda:\s*\n\s*(.+)$", body, re.M)
-        script = re.search(r'^\s*script:\s*\n\s*"([^"]+)"', body, re.M)
+        script = rule_script(smk, body)
         if script:
             assert conda, f"{smk.name}: rule {name} runs a script but names no conda env"
             env = eval(conda.group(1), {"config": config, "LPAQA": config["lpaqa"]})  # a string, or a conditional
-            yield name, (smk.parent / env).resolve(), (smk.parent / script.group(1)).resolve()
+            yield name, (smk.parent / env).resolve(), script
 
 
 def normalize(name: str) -> str:

@@ -8,33 +8,35 @@ import re
 
 from knowprobe import provenance
 
-from conftest import ROOT, smk_rules
+from conftest import ROOT, rule_script, smk_rules
 
-PACKAGE = ROOT / "workflow" / "scripts" / "knowprobe"
+SCRIPTS = ROOT / "workflow" / "scripts"
+PACKAGE = SCRIPTS / "knowprobe"
 # their output is the published file itself: a change to the download helper must not fetch it again
 DOWNLOAD_SCRIPTS = {"shared/download", "shared/download_dump", "shared/download_model"}
 # the rules' scripts: one folder per study and one of shared ones (the packages beside them hold
 # an __init__.py)
-RULE_SCRIPTS = sorted(p for p in (ROOT / "workflow/scripts").glob("*/*.py") if not (p.parent / "__init__.py").exists())
+RULE_SCRIPTS = sorted(p for p in SCRIPTS.glob("*/*.py") if not (p.parent / "__init__.py").exists())
 ALL_RULE_FILES = "\n".join(path.read_text() for path in sorted((ROOT / "workflow" / "rules").rglob("*.smk")))
 
 
 def test_every_rule_with_a_script_declares_the_modules_of_that_script():
     checked = 0
     for smk, name, body in smk_rules():
-        script = re.search(r'^\s*script:\s*\n\s*"[^"]*/scripts/(\w+/\w+)\.py"', body, re.M)
+        script = rule_script(smk, body)
         if not script:
             continue
+        name_of_script = script.relative_to(SCRIPTS).with_suffix("").as_posix()  # <study>/<name>
         declared = re.findall(r'^\s*code=code\("(\w+/\w+)"\),$', body, re.M)
         unpacked = re.search(r"unpack\((\w+)[()\w, =]*\)", body)  # a function, or one a call returns
         if unpacked:  # inputs from a function: its "code" entry
             function = re.search(rf"^def {unpacked.group(1)}\(.*?(?=^\S)", ALL_RULE_FILES, re.M | re.S).group(0)
             declared += re.findall(r'"code": code\("(\w+/\w+)"\)', function)
-        if script.group(1) in DOWNLOAD_SCRIPTS:
+        if name_of_script in DOWNLOAD_SCRIPTS:
             assert declared == [], f"{smk.name}: download rule {name} must not declare code"
         else:
-            assert declared == [script.group(1)], (
-                f"{smk.name}: rule {name} runs {script.group(1)}.py, declares {declared}"
+            assert declared == [name_of_script], (
+                f"{smk.name}: rule {name} runs {name_of_script}.py, declares {declared}"
             )
             checked += 1
     assert checked > 25
@@ -43,18 +45,16 @@ def test_every_rule_with_a_script_declares_the_modules_of_that_script():
 def test_a_studys_rules_run_scripts_of_its_own_folder_and_the_shared_ones():
     """workflow/rules/<study>/ beside workflow/scripts/<study>/: a study's scripts are its own, the
     rules at the top (Wikidata, models, report) run the shared ones, and no script is left loose."""
-    scripts = ROOT / "workflow" / "scripts"
-    assert not list(scripts.glob("*.py")), "a rule script at the top of workflow/scripts/"
+    assert not list(SCRIPTS.glob("*.py")), "a rule script at the top of workflow/scripts/"
     studies = {path.name for path in (ROOT / "workflow" / "rules").iterdir() if path.is_dir()}
     assert {path.parent.name for path in RULE_SCRIPTS} == studies | {"shared"}
     run = set()
     for smk, name, body in smk_rules():
-        script = re.search(r'^\s*script:\s*\n\s*"([^"]+)"', body, re.M)
-        if not script:
+        path = rule_script(smk, body)
+        if not path:
             continue
-        path = (smk.parent / script.group(1)).resolve()
         study = smk.parent.name if smk.parent.name in studies else None
-        assert path.parent.name in {study, "shared"}, f"{smk.name}: rule {name} runs {path.relative_to(scripts)}"
+        assert path.parent.name in {study, "shared"}, f"{smk.name}: rule {name} runs {path.relative_to(SCRIPTS)}"
         run.add(path)
     assert run == set(RULE_SCRIPTS), f"scripts no rule runs: {sorted(map(str, set(RULE_SCRIPTS) - run))}"
 
